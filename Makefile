@@ -1,0 +1,46 @@
+# Two commands for a fresh machine:
+#   make course   install into .venv and open the course in JupyterLab
+#   make test     install into .venv and run everything CI runs
+# Both need only Python >= 3.10 and make, and are safe to run again.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PORT   ?= 8888
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# Open a browser only where there is a screen to show it on.
+ifeq ($(shell uname -s),Linux)
+  ifeq ($(DISPLAY)$(WAYLAND_DISPLAY),)
+    BROWSER_FLAG := --no-browser
+  endif
+endif
+
+.PHONY: course test install lint benchmarks clean
+
+install: $(STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[course,dev]"
+	$(BIN)/python -m ipykernel install --user --name micrograd-edu --display-name "Python (micrograd_edu)" >/dev/null
+	touch $(STAMP)
+
+course: install
+	$(BIN)/jupyter lab notebooks/ --port=$(PORT) $(BROWSER_FLAG)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: install lint
+	$(BIN)/python -m pytest
+
+benchmarks: install
+	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV)

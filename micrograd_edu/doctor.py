@@ -1,0 +1,134 @@
+"""``micrograd-edu doctor``: is this machine ready for the course?
+
+Each check says what it found and, when something is missing, the one command
+that fixes it. In a notebook, ``micrograd_edu.doctor()`` shows the same report.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import importlib.metadata
+import platform
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["Finding", "Report", "doctor", "CHECKS"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+class Report(list):
+    """The findings of :func:`doctor`; prints as text, shows as a table in Jupyter."""
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self)
+
+    def __str__(self) -> str:
+        lines = []
+        for f in self:
+            lines.append(f"{'ok ' if f.ok else 'NO '} {f.name:<12} {f.detail}")
+            if not f.ok and f.fix:
+                lines.append(f"     {'':<12} fix: {f.fix}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+                "✔" if f.ok else "✘",
+                html.escape(f.name),
+                html.escape(f.detail),
+                html.escape(f.fix if not f.ok else ""),
+            )
+            for f in self
+        )
+        return f"<table><tr><th></th><th>check</th><th>found</th><th>fix</th></tr>{rows}</table>"
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _check_python() -> Finding:
+    ok = sys.version_info >= (3, 10)
+    return Finding(
+        "python",
+        ok,
+        f"{platform.python_version()} ({platform.system()})",
+        "install Python 3.10 or newer",
+    )
+
+
+def _check_package(package: str, why: str) -> Callable[[], Finding]:
+    def check() -> Finding:
+        version = _version(package)
+        return Finding(
+            package,
+            version is not None,
+            version or f"not installed ({why})",
+            f'pip install "{package}"',
+        )
+
+    return check
+
+
+def _check_kernel() -> Finding:
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+    except ImportError:
+        return Finding(
+            "kernel", False, "jupyter_client not installed", 'pip install "micrograd_edu[course]"'
+        )
+    specs = KernelSpecManager().find_kernel_specs()
+    ok = "micrograd-edu" in specs or "python3" in specs
+    return Finding(
+        "kernel",
+        ok,
+        ", ".join(sorted(specs)) or "no kernels found",
+        "python -m ipykernel install --user --name micrograd-edu",
+    )
+
+
+#: The checks, in the order they are shown. Other modules append their own
+#: (the diagram renderer, widgets) so the report covers the whole course.
+CHECKS: list[Callable[[], Finding]] = [
+    _check_python,
+    _check_package("numpy", "every engine needs it"),
+    _check_package("matplotlib", "plots"),
+    _check_package("ipywidgets", "sliders and step-through animations"),
+    _check_package("jupyterlab", "to open the notebooks"),
+    _check_kernel,
+]
+
+
+def doctor() -> Report:
+    """Run every check and return the findings.
+
+    >>> report = doctor()
+    >>> report[0].name
+    'python'
+    """
+    # Modules that register checks are imported first so their checks run too.
+    for module in ("micrograd_edu.viz",):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+    report = Report()
+    for check in CHECKS:
+        try:
+            report.append(check())
+        except Exception as error:  # a broken check must not hide the others
+            report.append(Finding(getattr(check, "__name__", "check"), False, repr(error)))
+    return report
