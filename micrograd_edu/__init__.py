@@ -8,8 +8,25 @@ The public face of the package. Each engine lives in its own module:
 
 from .doctor import doctor
 from .graph import topological_order
+from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
 from .rules import RULES, DomainError
+from .symbolic import Symbol, diff, simplify, size
 
 __version__ = "0.1.0"
 
-__all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
+__all__ = [
+    "RULES",
+    "DomainError",
+    "doctor",
+    "topological_order",
+    "central_difference",
+    "gradient",
+    "jacobian",
+    "gradcheck",
+    "step_size_study",
+    "Symbol",
+    "diff",
+    "simplify",
+    "size",
+    "__version__",
+]

@@ -76,36 +76,6 @@ class Expr:
     __slots__ = ()
     args: tuple[Expr, ...]
 
-    def __add__(self, other: Any) -> Expr:
-        return _apply("add", self, other)
-
-    def __radd__(self, other: Any) -> Expr:
-        return _apply("add", other, self)
-
-    def __sub__(self, other: Any) -> Expr:
-        return _apply("sub", self, other)
-
-    def __rsub__(self, other: Any) -> Expr:
-        return _apply("sub", other, self)
-
-    def __mul__(self, other: Any) -> Expr:
-        return _apply("mul", self, other)
-
-    def __rmul__(self, other: Any) -> Expr:
-        return _apply("mul", other, self)
-
-    def __truediv__(self, other: Any) -> Expr:
-        return _apply("div", self, other)
-
-    def __rtruediv__(self, other: Any) -> Expr:
-        return _apply("div", other, self)
-
-    def __pow__(self, other: Any) -> Expr:
-        return _apply("pow", self, other)
-
-    def __rpow__(self, other: Any) -> Expr:
-        return _apply("pow", other, self)
-
     def __neg__(self) -> Expr:
         return Apply("neg", (self,))
 
@@ -233,6 +203,22 @@ def _function(name: str) -> Callable[[Any], Apply]:
     build.__doc__ = f"The expression ``{name}(x)``."
     return build
 
+
+def _operator(op: str, reflected: bool) -> Callable[[Expr, Any], Apply]:
+    if reflected:
+        return lambda self, other: _apply(op, other, self)  # 2 - x: self is the right operand
+    return lambda self, other: _apply(op, self, other)
+
+
+for _op, _dunder in [
+    ("add", "add"),
+    ("sub", "sub"),
+    ("mul", "mul"),
+    ("div", "truediv"),
+    ("pow", "pow"),
+]:
+    setattr(Expr, f"__{_dunder}__", _operator(_op, reflected=False))
+    setattr(Expr, f"__r{_dunder}__", _operator(_op, reflected=True))
 
 # The unary rules become methods and the primitives of the symbolic namespace:
 # generated from the table, so a new rule needs no edit here.
@@ -616,7 +602,10 @@ def _simplified(expr: Any) -> tuple[Expr, _Poly | None]:
             done[id(node)] = _from_poly(*poly), poly
         else:
             simple = [e for e, _ in args]
-            done[id(node)] = _rewrite(node.op, *simple, *([None] * (2 - len(simple)))), None
+            result = _rewrite(node.op, *simple, *([None] * (2 - len(simple))))
+            # An identity may leave a leaf (0*exp(x) is 0), which is a polynomial again.
+            leaf = isinstance(result, (Constant, Symbol))
+            done[id(node)] = result, _polynomial(result, []) if leaf else None
     return done[id(root)]
 
 
