@@ -56,6 +56,12 @@ def _name(f: Any) -> str:
     return getattr(f, "__name__", type(f).__name__)
 
 
+def _call(f: Any, at: tuple) -> str:
+    """``f(1.0, 2.0)`` as text for an error message (long argument lists are cut)."""
+    shown = ", ".join(repr(a) for a in at[:6]) + (", ..." if len(at) > 6 else "")
+    return f"{_name(f)}({shown})"
+
+
 def _check_callable(f: Any, where: str) -> None:
     if not callable(f):
         raise TypeError(f"{where}: f must be a function, got {type(f).__name__} {f!r}")
@@ -70,29 +76,51 @@ def _step(h: float | None, x: float, power: float, where: str) -> float:
     return float(h)
 
 
-def _number(value: Any, f: Any, where: str, at: Any) -> float:
-    """``f``'s value as a float, or a clear error naming ``f``, the value and the point."""
+def _outputs(value: Any, f: Any, where: str, at: tuple) -> np.ndarray:
+    """``f``'s value as a 1-D float array (a scalar becomes one output), checked finite."""
     try:
-        number = float(value)
+        array = np.asarray(value)
+        if array.dtype.kind not in "iuf":
+            raise TypeError
+        array = array.astype(float).reshape(-1)
     except (TypeError, ValueError):
         raise TypeError(
-            f"{where}: {_name(f)}{at!r} returned {value!r} ({type(value).__name__}), "
-            "not a real number"
+            f"{where}: {_call(f, at)} returned {value!r} ({type(value).__name__}), "
+            "not a number or a sequence of numbers"
         ) from None
-    if not math.isfinite(number):
+    if not np.all(np.isfinite(array)):
         raise ValueError(
-            f"{where}: {_name(f)}{at!r} returned {number!r}; finite differences need finite "
+            f"{where}: {_call(f, at)} returned {value!r}; finite differences need finite "
             "values, so evaluate f inside its domain"
         )
-    return number
+    return array
 
 
-def _check_point(x: Any, where: str) -> float:
+def _number(value: Any, f: Any, where: str, at: tuple) -> float:
+    """A scalar function's value as a float."""
+    array = _outputs(value, f, where, at)
+    if array.size != 1:
+        raise ValueError(
+            f"{where}: {_call(f, at)} returned {array.size} values; it must return one number"
+        )
+    return float(array[0])
+
+
+def _check_point(x: Any, where: str, name: str = "x") -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
-        raise TypeError(f"{where}: x must be a real number, got {type(x).__name__} {x!r}")
+        raise TypeError(f"{where}: {name} must be a real number, got {type(x).__name__} {x!r}")
     if not math.isfinite(x):
-        raise ValueError(f"{where}: x must be finite, got x={x!r}")
+        raise ValueError(f"{where}: {name} must be finite, got {name}={x!r}")
     return float(x)
+
+
+def _difference(where: str, f: Any, x: Any, h: Any, power: float, lo: int, hi: int) -> float:
+    """``(f(x + hi*h) - f(x + lo*h)) / ((hi - lo) h)``, with its inputs and values checked."""
+    _check_callable(f, where)
+    x = _check_point(x, where)
+    h = _step(h, x, power, where)
+    at = lambda t: _number(f(t), f, where, (t,))
+    return (at(x + hi * h) - at(x + lo * h)) / ((hi - lo) * h)
 
 
 def forward_difference(f: Callable[[float], float], x: float, h: float | None = None) -> float:
@@ -101,11 +129,7 @@ def forward_difference(f: Callable[[float], float], x: float, h: float | None = 
     >>> round(forward_difference(lambda t: t * t, 3.0), 6)
     6.0
     """
-    _check_callable(f, "forward_difference")
-    x = _check_point(x, "forward_difference")
-    h = _step(h, x, 1 / 2, "forward_difference")
-    at = lambda t: _number(f(t), f, "forward_difference", (t,))
-    return (at(x + h) - at(x)) / h
+    return _difference("forward_difference", f, x, h, 1 / 2, 0, 1)
 
 
 def backward_difference(f: Callable[[float], float], x: float, h: float | None = None) -> float:
@@ -114,11 +138,7 @@ def backward_difference(f: Callable[[float], float], x: float, h: float | None =
     >>> round(backward_difference(lambda t: t * t, 3.0), 6)
     6.0
     """
-    _check_callable(f, "backward_difference")
-    x = _check_point(x, "backward_difference")
-    h = _step(h, x, 1 / 2, "backward_difference")
-    at = lambda t: _number(f(t), f, "backward_difference", (t,))
-    return (at(x) - at(x - h)) / h
+    return _difference("backward_difference", f, x, h, 1 / 2, -1, 0)
 
 
 def central_difference(f: Callable[[float], float], x: float, h: float | None = None) -> float:
@@ -127,11 +147,7 @@ def central_difference(f: Callable[[float], float], x: float, h: float | None = 
     >>> round(central_difference(lambda t: t**3, 2.0), 8)
     12.0
     """
-    _check_callable(f, "central_difference")
-    x = _check_point(x, "central_difference")
-    h = _step(h, x, 1 / 3, "central_difference")
-    at = lambda t: _number(f(t), f, "central_difference", (t,))
-    return (at(x + h) - at(x - h)) / (2 * h)
+    return _difference("central_difference", f, x, h, 1 / 3, -1, 1)
 
 
 class Gradient(NamedTuple):
@@ -146,26 +162,6 @@ class Jacobian(NamedTuple):
 
     jacobian: np.ndarray
     evaluations: int
-
-
-def _outputs(value: Any, f: Any, where: str, at: tuple) -> np.ndarray:
-    """``f``'s value as a 1-D float array (a scalar becomes one output), checked finite."""
-    try:
-        array = np.asarray(value)
-        if array.dtype.kind not in "iuf":
-            raise TypeError
-        array = array.astype(float).reshape(-1)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{where}: {_name(f)}{at!r} returned {value!r} ({type(value).__name__}), "
-            "not a number or a sequence of numbers"
-        ) from None
-    if not np.all(np.isfinite(array)):
-        raise ValueError(
-            f"{where}: {_name(f)}{at!r} returned {value!r}; finite differences need finite "
-            "values, so evaluate f inside its domain"
-        )
-    return array
 
 
 def _central_jacobian(f: Callable[..., Any], xs: Sequence[float], h: float | None, where: str):
@@ -330,6 +326,11 @@ def gradcheck(
     if grad_fn is None:
         leaves = arguments([a.reshape(-1) for a in arrays])
         out = f(*leaves)
+        if not (_is_node(out) and hasattr(out, "backward")):
+            raise TypeError(
+                f"gradcheck: {_name(f)} returned a {type(out).__name__}, not a node with .data "
+                "and .backward(); build the output from the inputs with the engine's operations"
+            )
         out_data = np.asarray(_data(out), dtype=float)
         if out_data.ndim == 0:
             out.backward()
@@ -433,7 +434,7 @@ def step_size_study(
         raise ValueError(
             f"step_size_study: hs must be a non-empty sequence of finite positive steps, got {hs!r}"
         )
-    exact = _number(exact, f, "step_size_study (exact)", (x,))
+    exact = _check_point(exact, "step_size_study", "exact")
     forward = np.array([abs(forward_difference(f, x, h) - exact) for h in steps])
     central = np.array([abs(central_difference(f, x, h) - exact) for h in steps])
     return StepSizeStudy(

@@ -305,11 +305,18 @@ def test_gradcheck_with_a_gradient_function_of_an_array():
         (lambda: gradient(lambda a: [a, a], [1.0]), ValueError, "use jacobian()"),
         (lambda: step_size_study(math.sin, 1.0, [], 1.0), ValueError, "hs must be a non-empty"),
         (lambda: step_size_study(math.sin, 1.0, [1e-3, -1], 1.0), ValueError, "finite positive"),
+        (lambda: step_size_study(math.sin, 1.0, [1e-3], "1"), TypeError, "exact must be a real"),
+        (lambda: forward_difference(lambda t: [t, t], 1.0), ValueError, "returned 2 values"),
         (lambda: loglog_slope([1.0], [1.0], 1e-3, 1e-1), ValueError, "at least two"),
         (lambda: gradcheck(math.sin), ValueError, "gradcheck: give at least one input"),
         (lambda: gradcheck(math.sin, 1.0), TypeError, "input 0 is a float, not an engine"),
         (lambda: gradcheck(np.sum, np.ones(2)), TypeError, "input 0 is a ndarray, not an engine"),
         (lambda: gradcheck(2, Scalar(1.0)), TypeError, "gradcheck: f must be a function"),
+        (
+            lambda: gradcheck(lambda v: 3.0, Scalar(1.0)),
+            TypeError,
+            "<lambda> returned a float, not a node with .data and .backward",
+        ),
         (
             lambda: gradcheck(lecture_f, 2.0, 5.0, grad_fn=lambda a, b: (1.0,)),
             ValueError,
