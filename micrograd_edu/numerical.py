@@ -234,7 +234,7 @@ class GradcheckResult:
 
     def __repr__(self) -> str:
         verdict = "passed" if self.passed else "FAILED"
-        where = f"input {self.input}" + (str(list(self.index)) if self.index else "")
+        where = f"input {self.input}" + (f" at {list(self.index)}" if self.index else "")
         return (
             f"gradcheck {verdict}: worst element {where}: analytic {self.analytic:.10g}, "
             f"numeric {self.numeric:.10g}, |error| {self.error:.3g} "
@@ -253,8 +253,8 @@ def _data(x: Any) -> Any:
 
 def _restore(template: Any, values: np.ndarray) -> Any:
     """``values`` in the form of ``template``: a float for a scalar, else an array of its shape."""
-    if isinstance(template, np.ndarray):
-        return values.reshape(template.shape).copy()
+    if isinstance(template, np.ndarray) or np.ndim(template) > 0:
+        return values.reshape(np.shape(template)).copy()
     return float(values[0])
 
 

@@ -62,7 +62,7 @@ FUNCTIONS = tuple(name for name, r in RULES.items() if r.arity == 1 and name not
 # How tightly each operator binds, for printing with as few parentheses as possible.
 _PRECEDENCE = {"add": 1, "sub": 1, "mul": 2, "div": 2, "neg": 3, "pow": 4}
 _ATOM = 5
-#: Expanding a power of a polynomial past this degree is refused (it would never end).
+#: Powers past this degree are not expanded: (x + 1)**10**6 would take too long.
 MAX_DEGREE = 1000
 
 
@@ -514,9 +514,12 @@ def _polynomial(node: Expr, polys: list[_Poly | None]) -> _Poly | None:
         return name, [_exact(a, cs[1][0]) for a in cs[0]]
     if op == "pow" and len(cs[1]) == 1:
         base, k = cs[0], cs[1][0]
-        if len(base) == 1:
-            power = base[0] ** k if isinstance(k, int) else MATH.exp(0) * float(base[0]) ** k
-            return name, [Fraction(power) if isinstance(power, int) and k < 0 else power]
+        if len(base) == 1:  # a number to a number: exact for exact inputs, else a float
+            b0 = base[0]
+            if isinstance(k, int) and abs(k) <= MAX_DEGREE:
+                exact = isinstance(b0, (int, Fraction)) and k < 0
+                return name, [Fraction(b0) ** k if exact else b0**k]
+            return name, [float(b0) ** float(k)]
         if isinstance(k, int) and 0 <= k and (len(base) - 1) * k <= MAX_DEGREE:
             out = [1]
             for _ in range(k):
@@ -548,24 +551,24 @@ def _from_poly(var: str | None, cs: list) -> Expr:
     return result
 
 
-def _rewrite(op: str, a: Expr, b: Expr | None) -> Expr:
+def _rewrite(op: str, a: Expr, b: Expr | None = None) -> Expr:
     """Identities on already simplified arguments (x + 0, x*1, x - x, -(-x), x**1, ...)."""
     if op == "neg":
-        return a.args[0] if a.op == "neg" else -a
+        return _negate(a)
     if op in FUNCTIONS:
         return Apply(op, (a,))
     if op == "add":
         if _is(a, 0) or _is(b, 0):
             return b if _is(a, 0) else a
         if _negative(b):
-            return _rewrite("sub", a, _rewrite("neg", b, None))
-        return b - _rewrite("neg", a, None) if a.op == "neg" else a + b
+            return _rewrite("sub", a, _negate(b))
+        return b - _negate(a) if a.op == "neg" else a + b
     if op == "sub":
         if _is(b, 0) or _is(a, 0):
-            return a if _is(b, 0) else _rewrite("neg", b, None)
+            return a if _is(b, 0) else _negate(b)
         if a == b:
             return Constant(0)
-        return a + _rewrite("neg", b, None) if _negative(b) else a - b
+        return a + _negate(b) if _negative(b) else a - b
     if op == "mul":
         if _is(a, 0) or _is(b, 0):
             return Constant(0)
@@ -574,7 +577,7 @@ def _rewrite(op: str, a: Expr, b: Expr | None) -> Expr:
         if isinstance(a, Constant) and b.op == "mul" and isinstance(b.args[0], Constant):
             return _rewrite("mul", Constant(a.value * b.args[0].value), b.args[1])  # 2*(3*y)
         if _is(a, 1) or _is(a, -1):
-            return b if _is(a, 1) else _rewrite("neg", b, None)
+            return b if _is(a, 1) else _negate(b)
         if a.op == "neg" or b.op == "neg":  # pull the sign out: -(x*y)
             strip = lambda e: e.args[0] if e.op == "neg" else e
             product = strip(a) * strip(b)
@@ -602,7 +605,7 @@ def _simplified(expr: Any) -> tuple[Expr, _Poly | None]:
             done[id(node)] = _from_poly(*poly), poly
         else:
             simple = [e for e, _ in args]
-            result = _rewrite(node.op, *simple, *([None] * (2 - len(simple))))
+            result = _rewrite(node.op, *simple)
             # An identity may leave a leaf (0*exp(x) is 0), which is a polynomial again.
             leaf = isinstance(result, (Constant, Symbol))
             done[id(node)] = result, _polynomial(result, []) if leaf else None

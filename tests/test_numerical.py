@@ -282,8 +282,10 @@ def test_gradcheck_with_a_gradient_function_of_an_array():
     f = lambda x: 0.5 * x @ A @ x
     x = np.array([[0.3], [-0.4]]).reshape(2)
     assert gradcheck(f, x, grad_fn=lambda x: A @ x)
+    assert gradcheck(lambda v: sum(t * t for t in v), [1.0, 2.0], grad_fn=lambda v: 2 * v)
     result = gradcheck(f, x, grad_fn=lambda x: A.T @ x * 1.01)
     assert not result and result.index in {(0,), (1,)}
+    assert f" at [{result.index[0]}]: analytic" in repr(result)
 
 
 # ----------------------------------------------------------------------------- bad input
