@@ -323,8 +323,9 @@ def gradcheck(
 
     # The analytic side.
     cotangent = None
+    start = arguments([a.reshape(-1) for a in arrays])  # lists arrive as arrays, as below
     if grad_fn is None:
-        leaves = arguments([a.reshape(-1) for a in arrays])
+        leaves = start
         out = f(*leaves)
         if not (_is_node(out) and hasattr(out, "backward")):
             raise TypeError(
@@ -342,7 +343,7 @@ def gradcheck(
             for a, leaf in zip(arrays, leaves, strict=True)
         ]
     else:
-        grads = grad_fn(*templates)
+        grads = grad_fn(*start)
         if len(inputs) == 1 and not isinstance(grads, tuple):
             grads = (grads,)
         if len(grads) != len(inputs):
