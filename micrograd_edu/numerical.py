@@ -288,9 +288,12 @@ def gradcheck(
     stays ``None`` counts as a zero gradient.
 
     **With a gradient function**, ``f`` takes plain numbers or arrays (``.data`` is
-    read from inputs that have it), returns a scalar, and ``grad_fn(*data)``
-    returns a tuple with one gradient per input (with one input, the gradient
-    itself).
+    read from inputs that have it; lists arrive as arrays), returns a scalar, and
+    ``grad_fn`` takes the same arguments and returns a tuple with one gradient per
+    input (with one input, the gradient itself).
+
+    ``h`` is the central-difference step (default ``cbrt(eps) max(1, |x|)`` per
+    element); an element passes when ``|analytic - numeric| <= atol + rtol |numeric|``.
 
     >>> import math
     >>> ok = gradcheck(math.sin, 0.5, grad_fn=math.cos)
