@@ -7,9 +7,10 @@ The public face of the package. Each engine lives in its own module:
 """
 
 from .doctor import doctor
+from .grading import check
 from .graph import topological_order
 from .rules import RULES, DomainError
 
 __version__ = "0.1.0"
 
-__all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
+__all__ = ["RULES", "DomainError", "check", "doctor", "topological_order", "__version__"]

@@ -7,6 +7,7 @@
 """
 
 from . import chapter01  # noqa: F401  (registers its exercises)
+from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
 
-__all__ = ["EXERCISES", "Check", "Exercise", "chapter", "exercise", "register"]
+__all__ = ["EXERCISES", "Check", "Exercise", "chapter", "check", "exercise", "register"]

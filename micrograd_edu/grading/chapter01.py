@@ -92,7 +92,9 @@ def _judge_exact(exact: Callable[[list[float], float, float], float]) -> Callabl
         if close(got, want, 1e-8, 1e-8):
             return None
         degree = len(case["coefficients"]) - 1
-        return f"wrong value for a degree-{degree} polynomial at x={case['x']:.3g}, h={case['h']:.3g}"
+        return (
+            f"wrong value for a degree-{degree} polynomial at x={case['x']:.3g}, h={case['h']:.3g}"
+        )
 
     return judge
 
@@ -296,7 +298,7 @@ def _judge_gradient(case: Case, seen: dict) -> str | None:
     if grad is None:
         return f"returned {describe(seen.get('grad'))} for {n} variables; expected {n} numbers"
     want = _ring_gradient(case) if case["ring"] else _quadratic_gradient(case)
-    if all(close(g, w, 1e-6, 1e-6) for g, w in zip(grad, want)):
+    if all(close(g, w, 1e-6, 1e-6) for g, w in zip(grad, want, strict=True)):
         return None
     return f"wrong gradient for a function of {n} variables"
 
@@ -304,7 +306,9 @@ def _judge_gradient(case: Case, seen: dict) -> str | None:
 def _judge_unchanged(case: Case, seen: dict) -> str | None:
     after = as_floats(seen.get("xs_after"), len(case["xs"]))
     # a perturb-and-restore in place may leave a rounding error; forgetting to restore leaves h
-    if after is not None and all(close(a, x, 1e-12, 1e-12) for a, x in zip(after, case["xs"])):
+    if after is not None and all(
+        close(a, x, 1e-12, 1e-12) for a, x in zip(after, case["xs"], strict=True)
+    ):
         return None
     return "the list xs passed in was changed by the call"
 
@@ -410,7 +414,9 @@ def _judge_step(direction: str) -> Callable:
             return None
         if direction == "any" or (direction == "small") == (h < best_h):
             what = "small" if h < best_h else "large"
-            return f"h = {h:.3g} at x = {case['x']:.3g} is too {what}: the error is far above the best"
+            return (
+                f"h = {h:.3g} at x = {case['x']:.3g} is too {what}: the error is far above the best"
+            )
         return None
 
     return judge

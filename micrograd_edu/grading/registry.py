@@ -160,7 +160,7 @@ def _run_case(check: Check, functions: dict[str, Any], case: Case) -> dict[str, 
         raw = check.run(functions, case)
     except NotImplementedError:
         return {"not_attempted": True}
-    except BaseException as error:  # sys.exit and KeyboardInterrupt too: the student's code
+    except (Exception, SystemExit) as error:  # an interrupt still stops the whole check
         return {"error": f"{type(error).__name__}: {str(error)[:200]}"}
     return {key: to_plain(value) for key, value in raw.items()}
 
@@ -180,7 +180,7 @@ def observe(
         return {
             "checks": [
                 [_run_case(check, functions, case) for case in check_cases]
-                for check, check_cases in zip(ex.checks, cases)
+                for check, check_cases in zip(ex.checks, cases, strict=True)
             ]
         }
 
@@ -210,12 +210,12 @@ def judge(ex: Exercise, cases: list[list[Case]], observed: Any) -> ExerciseResul
     if flat and all(isinstance(s, dict) and s.get("not_attempted") for s in flat):
         return _zero(ex, "not attempted", NOT_ATTEMPTED)
     results = []
-    for check, check_cases, seen_cases in zip(ex.checks, cases, per_check):
+    for check, check_cases, seen_cases in zip(ex.checks, cases, per_check, strict=True):
         seen_cases = seen_cases if isinstance(seen_cases, list) else []
         reason = None
         if len(seen_cases) != len(check_cases):
             reason = "the submission reported the wrong number of results"
-        for case, seen in zip(check_cases, seen_cases):
+        for case, seen in zip(check_cases, seen_cases, strict=False):
             reason = reason or _judge_case(check, case, seen)
         results.append(CheckResult(check.name, reason is None, check.hint, reason or ""))
     passed = all(r.passed for r in results)
