@@ -86,11 +86,16 @@ def grade_all(
             ): i
             for i, path in enumerate(submissions)
         }
-        for finished, future in enumerate(as_completed(futures), start=1):
-            rows[futures[future]] = future.result()
-            save()
-            if progress:
-                progress(finished, len(submissions))
+        try:
+            for finished, future in enumerate(as_completed(futures), start=1):
+                rows[futures[future]] = future.result()
+                save()
+                if progress:
+                    progress(finished, len(submissions))
+        except BaseException:  # Ctrl-C: the rows saved so far stay; start no more
+            for future in futures:
+                future.cancel()
+            raise
     return [rows[i] for i in sorted(rows)]
 
 
@@ -152,7 +157,7 @@ def progress_bar(done: int, total: int) -> None:
     """A one-line progress bar on stderr."""
     width = 30
     filled = width * done // max(total, 1)
-    end = "\n" if done == total else ""
+    end = "\n" if done == total or not sys.stderr.isatty() else ""
     print(
         f"\rgrading [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
         end=end,

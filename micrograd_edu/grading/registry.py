@@ -130,7 +130,7 @@ def chapter(number: str) -> list[Exercise]:
     """
     found = [e for e in EXERCISES.values() if e.chapter == number]
     if not found:
-        chapters = sorted({e.chapter for e in EXERCISES})
+        chapters = sorted({e.chapter for e in EXERCISES.values()})
         raise KeyError(f"no exercises for chapter {number!r}; chapters with exercises: {chapters}")
     return found
 
