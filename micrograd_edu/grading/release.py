@@ -49,7 +49,9 @@ def strip_solutions(text: str, stub: list[str], where: str = "cell") -> str:
             out.append(line)
     if inside:
         raise NotebookError(f"{where}: {BEGIN} without an {END} after it")
-    return "".join(out)
+    stripped = "".join(out)
+    # a cell that did not end with a newline still does not (ruff format wants it so)
+    return stripped if text.endswith("\n") else stripped.removesuffix("\n")
 
 
 _STUBS = {
