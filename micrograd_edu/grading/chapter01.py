@@ -234,7 +234,7 @@ RICHARDSON = register(
 
 
 class _Counted:
-    """``f`` that counts its calls (the grader's, so a submission cannot reset it)."""
+    """``f`` that counts its calls, so the grader sees how many evaluations a gradient took."""
 
     def __init__(self, f: Callable[[Any], float]) -> None:
         self.f, self.calls = f, 0

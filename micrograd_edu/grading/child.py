@@ -57,7 +57,7 @@ def main(task_fd: int, result_fd: int) -> None:
             continue
         send(event="cell", index=index)
         try:
-            exec(compile(code, f"<cell {index}>", "exec"), namespace)
+            exec(compile(code, f"<code cell {index + 1}>", "exec"), namespace)
         except BaseException as error:  # sys.exit() too: Jupyter carries on after it
             send(event="cell_error", index=index, error=_describe(error))
     for item in task["exercises"]:

@@ -39,6 +39,7 @@ __all__ = [
     "draw_cases",
     "observe",
     "judge",
+    "broken",
 ]
 
 Case = dict[str, Any]
