@@ -29,6 +29,12 @@ def _limit(memory_mb: int, file_mb: int) -> None:
             except (ValueError, OSError):  # macOS does not enforce RLIMIT_AS
                 pass
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.path.isdir("/proc"):  # Linux: room for a few children, not a fork bomb
+        processes = len(os.listdir("/proc")) + 256  # counts per user, so above all of them
+        try:
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+        except (ValueError, OSError):
+            pass
 
 
 def _describe(error: BaseException) -> str:
