@@ -131,7 +131,7 @@ def grade_submission(
             for ex in pending:
                 results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
     row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
-    ordered = [results[ex.id] for ex in exercises]
+    ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
     return Row(name, ordered, row_notes, time.perf_counter() - started)
 
 
