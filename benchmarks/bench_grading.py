@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from micrograd_edu.grading import chapter, check  # noqa: E402
 from micrograd_edu.grading.gradebook import grade_all  # noqa: E402
 from micrograd_edu.grading.notebook import code_cells, read_notebook  # noqa: E402
 
@@ -42,7 +43,26 @@ def own_time(repeat: int = 5) -> float:
     return best
 
 
+def check_time() -> float:
+    """The slowest in-notebook check() of the chapter, in seconds (target: under 1 s)."""
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for code in code_cells(read_notebook(NOTEBOOK)):
+            exec(compile(code, "<cell>", "exec"), namespace)
+    slowest = 0.0
+    for ex in chapter("01"):
+        start = time.perf_counter()
+        assert check(ex.id, namespace).passed
+        slowest = max(slowest, time.perf_counter() - start)
+    return slowest
+
+
 def main() -> None:
+    slowest_check = check_time()
+    print(
+        f"slowest check() in a notebook {slowest_check * 1000:7.1f} ms (target 1000 ms, "
+        f"met: {slowest_check < 1.0})"
+    )
     own = own_time()
     with tempfile.TemporaryDirectory() as folder:
         for i in range(SUBMISSIONS):

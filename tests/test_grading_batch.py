@@ -265,3 +265,10 @@ def test_a_notebook_of_endless_cells_ends_within_its_budget(tmp_path):
     row = batch.grade_submission(path, exercises, "seed", batch.Limits(timeout=0.4))
     assert row.score == 0 and row.seconds < 0.4 * 3 + 2
     assert "used up" in row.reason
+
+
+def test_a_notebook_of_no_known_chapter_gets_a_row_saying_so(tmp_path):
+    path = tmp_path / "homework.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}))
+    (row,) = gradebook.grade_all([path], csv_path=tmp_path / "g.csv")
+    assert row.max_score == 0 and "--chapter" in row.reason

@@ -99,6 +99,10 @@ def grade_all(
 
 
 def _row(future: Any, path: Path, exercises: list[Exercise]) -> Row:
+    if not exercises:
+        return Row(
+            path.name, [], ["cannot tell which chapter this notebook is for: pass --chapter"]
+        )
     try:
         return future.result()
     except Exception as error:  # a fault in the grader itself must not lose the batch
