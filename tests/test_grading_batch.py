@@ -55,6 +55,7 @@ EXPECTED = {
     "fake_results_file": NOTHING,
     "monkeypatch_grader": NOTHING,
     "forged_messages": NOTHING,
+    "imports_the_answer": losing("central_difference"),
     "wrong_forward_difference": losing("forward_difference"),
     "wrong_central_difference": losing("central_difference"),
     "wrong_extrapolated_difference": losing("extrapolated_difference"),

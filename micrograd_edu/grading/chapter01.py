@@ -16,6 +16,16 @@ from typing import Any
 from .plain import as_float, close, describe
 from .registry import Case, Check, Exercise, register
 
+# The package's own answers to this chapter; the batch grader withholds them.
+WITHHELD = (
+    "micrograd_edu.numerical.forward_difference",
+    "micrograd_edu.numerical.backward_difference",
+    "micrograd_edu.numerical.central_difference",
+    "micrograd_edu.numerical.gradient",
+    "micrograd_edu.numerical.jacobian",
+    "micrograd_edu.grading.chapter01.central_quotient",
+)
+
 # Smooth functions with their derivatives in closed form.
 SMOOTH: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
     "sin": (math.sin, math.cos),
@@ -162,6 +172,7 @@ FORWARD = register(
                 "a forward difference is first order: its error is about h f''(x) / 2",
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -195,6 +206,7 @@ CENTRAL = register(
                 "stepping to both sides of x cancels it, leaving h² f'''(x) / 6",
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -225,5 +237,6 @@ RICHARDSON = register(
             ),
         ),
         requires={"central_difference": central_quotient},
+        withheld=WITHHELD,
     )
 )

@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from .chapter01 import SMOOTH, central_quotient, number_in
+from .chapter01 import SMOOTH, WITHHELD, central_quotient, number_in
 from .plain import as_floats, close, describe
 from .registry import Case, Check, Exercise, register
 
@@ -149,6 +149,7 @@ GRADIENT = register(
             ),
         ),
         requires={"central_difference": central_quotient},
+        withheld=WITHHELD,
     )
 )
 
@@ -259,5 +260,6 @@ STEP = register(
                 _judge_step("any"),
             ),
         ),
+        withheld=WITHHELD,
     )
 )
