@@ -7,6 +7,7 @@ The public face of the package. Each engine lives in its own module:
 """
 
 from .doctor import doctor
+from .grading import check
 from .graph import topological_order
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
 from .rules import RULES, DomainError
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "RULES",
+    "check",
     "DomainError",
     "doctor",
     "topological_order",

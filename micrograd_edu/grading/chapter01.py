@@ -1,0 +1,242 @@
+"""Chapter 01's exercises 1-3: forward, central and extrapolated differences.
+
+Every oracle here is a closed form, never a finite difference computed the
+way the solution computes it: the exact difference quotients of polynomials,
+the derivatives of ``exp``/``sinh``/... and the error ratios a forward,
+central or extrapolated difference must show when ``h`` is halved.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from .plain import as_float, close, describe
+from .registry import Case, Check, Exercise, register
+
+# The package's own answers to this chapter; the batch grader withholds them.
+WITHHELD = (
+    "micrograd_edu.numerical.forward_difference",
+    "micrograd_edu.numerical.backward_difference",
+    "micrograd_edu.numerical.central_difference",
+    "micrograd_edu.numerical.gradient",
+    "micrograd_edu.numerical.jacobian",
+    "micrograd_edu.grading.chapter01.central_quotient",
+)
+
+# Smooth functions with their derivatives in closed form.
+SMOOTH: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
+    "sin": (math.sin, math.cos),
+    "exp": (math.exp, math.exp),
+    "sinh": (math.sinh, math.cosh),
+    "cosh": (math.cosh, math.sinh),
+    "tanh": (math.tanh, lambda x: 1.0 - math.tanh(x) ** 2),
+    "atan": (math.atan, lambda x: 1.0 / (1.0 + x * x)),
+    "log": (math.log, lambda x: 1.0 / x),
+    "pow2.5": (lambda x: x**2.5, lambda x: 2.5 * x**1.5),
+    "sqrt": (math.sqrt, lambda x: 0.5 / math.sqrt(x)),
+    "exp∘sin": (lambda x: math.exp(math.sin(x)), lambda x: math.cos(x) * math.exp(math.sin(x))),
+}
+
+
+def _polynomial(coefficients: list[float]) -> Callable[[float], float]:
+    """The polynomial sum(c[k] * x**k), Horner's way."""
+
+    def p(x: float) -> float:
+        total = 0.0
+        for c in reversed(coefficients):
+            total = total * x + c
+        return total
+
+    return p
+
+
+def _function(case: Case) -> Callable[[float], float]:
+    if "coefficients" in case:
+        return _polynomial(case["coefficients"])
+    return SMOOTH[case["f"]][0]
+
+
+def number_in(seen: dict[str, Any], key: str) -> tuple[float | None, str | None]:
+    """The number observed under ``key``, or the reason it is not one."""
+    value = as_float(seen.get(key))
+    if value is None:
+        return None, f"returned {describe(seen.get(key))} where a number was expected"
+    return value, None
+
+
+# --- the quotient exercises: forward, central, extrapolated -----------------
+
+
+def _exact_cases(degree: int, h_range: tuple[float, float]) -> Callable[[random.Random], list]:
+    def cases(rng: random.Random) -> list[Case]:
+        return [
+            {
+                "coefficients": [rng.uniform(-2, 2) for _ in range(degree + 1)],
+                "x": rng.uniform(-2, 2),
+                "h": rng.uniform(*h_range),
+            }
+            for _ in range(4)
+        ]
+
+    return cases
+
+
+def _run_quotient(name: str) -> Callable[[dict, Case], dict]:
+    def run(functions: dict, case: Case) -> dict:
+        return {"value": functions[name](_function(case), case["x"], case["h"])}
+
+    return run
+
+
+def _judge_exact(exact: Callable[[list[float], float, float], float]) -> Callable:
+    def judge(case: Case, seen: dict) -> str | None:
+        got, problem = number_in(seen, "value")
+        if problem:
+            return problem
+        want = exact(case["coefficients"], case["x"], case["h"])
+        if close(got, want, 1e-8, 1e-8):
+            return None
+        degree = len(case["coefficients"]) - 1
+        return (
+            f"wrong value for a degree-{degree} polynomial at x={case['x']:.3g}, h={case['h']:.3g}"
+        )
+
+    return judge
+
+
+def _forward_cubic(c: list[float], x: float, h: float) -> float:
+    # ((x+h)^k - x^k) / h expanded for k = 1, 2, 3
+    return c[1] + c[2] * (2 * x + h) + c[3] * (3 * x * x + 3 * x * h + h * h)
+
+
+def _central_cubic(c: list[float], x: float, h: float) -> float:
+    return c[1] + 2 * c[2] * x + c[3] * (3 * x * x + h * h)
+
+
+def _quartic_derivative(c: list[float], x: float, h: float) -> float:
+    return c[1] + 2 * c[2] * x + 3 * c[3] * x**2 + 4 * c[4] * x**3
+
+
+def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float, hint: str):
+    """Halving h must divide the error by ``ratio`` (2, 4, 16): the order of the method."""
+
+    def cases(rng: random.Random) -> list[Case]:
+        return [{"f": f, "x": rng.uniform(-2, 2), "h": h} for f in functions]
+
+    def run(fns: dict, case: Case) -> dict:
+        f, x = SMOOTH[case["f"]][0], case["x"]
+        return {"coarse": fns[name](f, x, case["h"]), "fine": fns[name](f, x, case["h"] / 2)}
+
+    def judge(case: Case, seen: dict) -> str | None:
+        coarse, problem = number_in(seen, "coarse")
+        fine, problem2 = number_in(seen, "fine")
+        if problem or problem2:
+            return problem or problem2
+        exact = SMOOTH[case["f"]][1](case["x"])
+        before, after = abs(coarse - exact), abs(fine - exact)
+        if math.isfinite(before) and 0 < after and 0.75 < before / after / ratio < 1.3:
+            return None
+        return (
+            f"halving h (from {case['h']:g}) should divide the error by about {ratio:g} "
+            f"for {case['f']} at x={case['x']:.3g}; yours changed it by a factor "
+            f"{before / after if after else float('inf'):.3g}"
+        )
+
+    return Check(f"error shrinks {ratio:g}x when h halves", hint, cases, run, judge)
+
+
+FORWARD = register(
+    Exercise(
+        "01.forward_difference",
+        "Forward difference",
+        1,
+        "forward_difference(f, x, h) returns (f(x + h) - f(x)) / h.",
+        ("forward_difference",),
+        (
+            Check(
+                "exact quotient of a cubic",
+                "step forward from x and divide by h: (f(x + h) - f(x)) / h "
+                "(not 2h, and not the central difference)",
+                _exact_cases(3, (0.05, 0.5)),
+                _run_quotient("forward_difference"),
+                _judge_exact(_forward_cubic),
+            ),
+            _order_check(
+                "forward_difference",
+                ("exp", "cosh"),
+                1e-3,
+                2,
+                "a forward difference is first order: its error is about h f''(x) / 2",
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
+
+
+def central_quotient(f: Callable[[float], float], x: float, h: float) -> float:
+    """The reference central difference: the step later exercises are given."""
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+CENTRAL = register(
+    Exercise(
+        "01.central_difference",
+        "Central difference",
+        2,
+        "central_difference(f, x, h) returns (f(x + h) - f(x - h)) / (2h).",
+        ("central_difference",),
+        (
+            Check(
+                "exact quotient of a cubic",
+                "use both sides of x and divide by 2h: dividing by h doubles the answer",
+                _exact_cases(3, (0.05, 0.5)),
+                _run_quotient("central_difference"),
+                _judge_exact(_central_cubic),
+            ),
+            _order_check(
+                "central_difference",
+                ("exp", "sinh"),
+                1e-2,
+                4,
+                "a one-sided step leaves an error proportional to h; "
+                "stepping to both sides of x cancels it, leaving h² f'''(x) / 6",
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
+
+RICHARDSON = register(
+    Exercise(
+        "01.extrapolated_difference",
+        "Richardson extrapolation",
+        2,
+        "extrapolated_difference(f, x, h) returns (4 D(h/2) - D(h)) / 3, "
+        "D being central_difference(f, x, ·).",
+        ("extrapolated_difference",),
+        (
+            Check(
+                "exact derivative of a quartic",
+                "weigh the two central differences 4 and -1, then divide by 3, "
+                "so their h² errors cancel",
+                _exact_cases(4, (0.1, 1.0)),
+                _run_quotient("extrapolated_difference"),
+                _judge_exact(_quartic_derivative),
+            ),
+            _order_check(
+                "extrapolated_difference",
+                ("exp", "sinh"),
+                0.2,
+                16,
+                "with the h² terms cancelled the error is of order h⁴; "
+                "check that the finer difference uses h / 2",
+            ),
+        ),
+        requires={"central_difference": central_quotient},
+        withheld=WITHHELD,
+    )
+)
