@@ -6,10 +6,14 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
+from . import functions
 from .doctor import doctor
+from .engine import Value
+from .forward import Dual, jacobian_forward, jvp
 from .graph import topological_order
 from .rules import RULES, DomainError
 
 __version__ = "0.1.0"
 
 __all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
+__all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
