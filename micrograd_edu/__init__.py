@@ -6,7 +6,10 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
+from . import functions
 from .doctor import doctor
+from .engine import Value
+from .forward import Dual, jacobian_forward, jvp
 from .grading import check
 from .graph import topological_order
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
@@ -17,18 +20,23 @@ __version__ = "0.1.0"
 
 __all__ = [
     "RULES",
-    "check",
     "DomainError",
-    "doctor",
-    "topological_order",
+    "Dual",
+    "Symbol",
+    "Value",
+    "__version__",
     "central_difference",
+    "check",
+    "diff",
+    "doctor",
+    "functions",
+    "gradcheck",
     "gradient",
     "jacobian",
-    "gradcheck",
-    "step_size_study",
-    "Symbol",
-    "diff",
+    "jacobian_forward",
+    "jvp",
     "simplify",
     "size",
-    "__version__",
+    "step_size_study",
+    "topological_order",
 ]
