@@ -26,7 +26,7 @@ class GraphView:
     ``order`` lists nodes parents-first; ``index[id(node)]`` is a node's
     position in it; ``parents[i]`` are the positions of node i's parents;
     ``names[i]`` is ``v₋₁``-style for inputs and operations and the number
-    itself for a constant.
+    itself for a constant; ``inputs`` are the positions of x₁, x₂, ...
     """
 
     roots: list[Any]
@@ -34,6 +34,7 @@ class GraphView:
     index: dict[int, int]
     parents: list[tuple[int, ...]]
     names: list[str]
+    inputs: list[int]
 
     def kind(self, i: int) -> str:
         """``"input"`` (a leaf the user made), ``"const"`` or ``"op"``."""
@@ -79,7 +80,7 @@ def view(root: Any, caller: str, inputs: list[Any] | None = None) -> GraphView:
         raise TypeError(f"{caller}: {error}") from None
     index = {id(n): i for i, n in enumerate(order)}
     parents = [tuple(index[id(p)] for p in n.parents) for n in order]
-    g = GraphView(roots, order, index, parents, [""] * len(order))
+    g = GraphView(roots, order, index, parents, [""] * len(order), [])
     _number(g, inputs)
     return g
 
@@ -89,6 +90,7 @@ def _number(g: GraphView, inputs: list[Any] | None) -> None:
     if inputs is not None:
         wanted = [g.index[id(x)] for x in inputs if id(x) in g.index]
         leaves = wanted + [i for i in leaves if i not in wanted]
+    g.inputs = leaves
     for k, i in enumerate(leaves):
         g.names[i] = "v" + subscript(k - len(leaves) + 1)
     # level = longest path from the leaves; the lecture numbers level by level,
