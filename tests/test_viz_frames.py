@@ -184,20 +184,18 @@ def expressions(draw):
     return steps
 
 
+def apply(op, a, b):
+    if op in ("sin", "tanh"):
+        return getattr(a, op)() if hasattr(a, op) else getattr(math, op)(a)
+    if op == "neg":
+        return -a
+    return {"add": a + b, "sub": a - b, "mul": a * b}[op]
+
+
 def build(steps, x1, x2, make):
     pool = [make(x1, "x1"), make(x2, "x2")]
     for op, i, j in steps:
-        a, b = pool[i % len(pool)], pool[j % len(pool)]
-        pool.append(
-            {
-                "sin": lambda: a.sin() if hasattr(a, "sin") else math.sin(a),
-                "tanh": lambda: a.tanh() if hasattr(a, "tanh") else math.tanh(a),
-                "neg": lambda: -a,
-                "add": lambda: a + b,
-                "sub": lambda: a - b,
-                "mul": lambda: a * b,
-            }[op]()
-        )
+        pool.append(apply(op, pool[i % len(pool)], pool[j % len(pool)]))
     return pool[-1], pool[:2]
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import importlib.metadata
 
 from ..doctor import CHECKS, Finding
+from . import render as _render
 from .animate import Animation, animate
 from .diagram import Diagram, draw_graph
 from .frames import Frame, Frames, frames
-from . import render as _render
 from .render import FIX, RenderError, renderer
 from .traces import Trace, adjoint_trace, primal_trace, tangent_trace
 
