@@ -7,11 +7,17 @@ The public face of the package. Each engine lives in its own module:
 """
 
 from .doctor import doctor
+from .function import Function
 from .graph import topological_order
+from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
+from .ops import ShapeError, unbroadcast
 from .rules import RULES, DomainError
+from .tensor import Tensor, tensor
 from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 
 __version__ = "0.1.0"
 
 __all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
+__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
+__all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
