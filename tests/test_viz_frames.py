@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from PIL import Image
 from viz_nodes import A, S, lecture
 
-from micrograd_edu import adjoint_trace, animate, frames, primal_trace, tangent_trace
+from micrograd_edu import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 from micrograd_edu.viz.dot import GREEN, RED
+from micrograd_edu.viz.labels import number
 
 
 def f_math(x1, x2):
@@ -223,3 +224,24 @@ def test_random_expressions_traces_agree_with_oracles(steps, x1, x2):
         seed[pos] = 1.0
         assert tangent_trace(y, seed)[-1].value == pytest.approx(x.grad, abs=1e-9)
         assert x.grad == pytest.approx(fd, abs=1e-4)
+
+
+def test_real_tensor_graph_draws_and_steps():
+    from micrograd_edu import Tensor
+
+    x = Tensor(np.ones((2, 3)), requires_grad=True, label="x")
+    w = Tensor(np.arange(6.0).reshape(3, 2), requires_grad=True, label="W")
+    y = (x @ w).tanh().sum()
+    y.backward()
+    d = draw_graph(y)
+    assert "{x|data shape (2, 3)|grad shape (2, 3)}" in d.source
+    assert "image/svg+xml" in d._repr_mimebundle_()
+    fs = frames(y)
+    assert [f.caption for f in fs][:4] == [
+        "inputs: v₋₁ = shape (2, 3), v₀ = shape (3, 2)",
+        "v₁ = v₋₁ @ v₀ (shape (2, 2))",
+        "v₂ = tanh(v₁) (shape (2, 2))",
+        f"v₃ = sum(v₂) = {number(float(np.tanh(x.data @ w.data).sum()))}",
+    ]
+    assert "v̄₁ += v̄₂ · (1 − v₂ × v₂)" in [f.caption for f in fs]
+    np.testing.assert_array_equal(fs[-1].grads[fs.graph.index[id(w)]], w.grad)

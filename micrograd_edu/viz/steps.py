@@ -169,7 +169,8 @@ def backward_steps(g: GraphView) -> list[BackwardStep]:
                 contribution = adjoint[i] * local
                 adjoint[p] = (adjoint.get(p) or 0.0) + contribution
             text = show(expr)
-            text = f"({text})" if text.startswith(("-", "−")) else text
+            if text.startswith(("-", "−")) or (isinstance(expr, Text) and expr.rank == 1):
+                text = f"({text})"  # it follows "v̄ ·", so a sum or a sign needs brackets
             steps.append(BackwardStep(i, p, text, local, contribution, adjoint[p]))
     return steps
 
