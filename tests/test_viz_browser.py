@@ -9,6 +9,7 @@ test skips with the reason, except under CI (``CI`` set), where it fails.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -57,7 +58,7 @@ def _missing() -> str | None:
         return 'the playwright package is not installed (pip install -e ".[dev]")'
     if _chromium() is None:
         return "chromium is not installed (make test installs it with apt-get when run as root)"
-    if shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) is None:
+    if importlib.util.find_spec("jupyterlab") is None:
         return 'JupyterLab is not installed next to this Python (pip install -e ".[course]")'
     return None
 
