@@ -96,3 +96,10 @@ def test_a_scalar_mlp_graph_folds_and_draws():
     assert "image/svg+xml" in d._repr_mimebundle_()
     with pytest.raises(ValueError, match="too many to step through"):
         frames(loss)
+
+
+def test_a_repeated_operand_gets_each_partial_in_turn():
+    x = Value(3.0, label="x")
+    t = adjoint_trace(x / x)  # d(a/b)/da = 1/b, d(a/b)/db = -out/b
+    assert [r.left for r in t][1:3] == ["x̄₁ += v̄₁ · 1/v₀", "x̄₁ += v̄₁ · (−v₁/v₀)"]
+    assert t[-1].value == pytest.approx(0.0)
