@@ -110,11 +110,6 @@ def bar(g: GraphView, i: int) -> str:
     return g.names[i][0] + BAR + g.names[i][1:]
 
 
-def dot(g: GraphView, i: int) -> str:
-    """The tangent's name: v̇ᵢ."""
-    return g.names[i][0] + DOT + g.names[i][1:]
-
-
 def forward_steps(g: GraphView) -> list[ForwardStep]:
     """One step per operation, in numbering order."""
     steps = []
