@@ -7,6 +7,7 @@ The public face of the package. Each engine lives in its own module:
 """
 
 from .doctor import doctor
+from .freeze import freeze
 from .function import Function
 from .graph import topological_order
 from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
@@ -17,5 +18,5 @@ from .tensor import Tensor, tensor
 __version__ = "0.1.0"
 
 __all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
-__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
+__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError", "freeze"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
