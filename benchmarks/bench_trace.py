@@ -15,27 +15,14 @@ the hand-written gradient, at least 4x faster than PyTorch.
 
 from __future__ import annotations
 
-import timeit
-
 import numpy as np
+from timing import measure
 
 from micrograd_edu import Tensor
 
 N = 30
 NUMBER = 200  # calls per timing
 REPEAT = 40  # timings; we report the minimum and the median
-
-
-def measure(functions: dict) -> dict:
-    """(minimum, median) microseconds per call of each function. The functions
-    take turns, round after round, so a busy machine slows them alike."""
-    for f in functions.values():
-        f()  # warm up
-    times: dict = {name: [] for name in functions}
-    for _ in range(REPEAT):
-        for name, f in functions.items():
-            times[name].append(timeit.timeit(f, number=NUMBER) / NUMBER * 1e6)
-    return {name: (min(t), sorted(t)[len(t) // 2]) for name, t in times.items()}
 
 
 def main() -> None:
@@ -74,7 +61,7 @@ def main() -> None:
             return t1.grad, t2.grad
 
         functions["pytorch eager"] = pytorch
-    phases = {"": measure(functions)}
+    phases = {"": measure(functions, NUMBER, REPEAT)}
     if torch is not None:
         # PyTorch's default uses every core, which costs it dearly on a busy
         # machine; one thread is its best case at this size. Measure both,
@@ -82,7 +69,7 @@ def main() -> None:
         threads = torch.get_num_threads()
         phases = {f"pytorch with {threads} threads (default)": phases[""]}
         torch.set_num_threads(1)
-        phases["pytorch with 1 thread"] = measure(functions)
+        phases["pytorch with 1 thread"] = measure(functions, NUMBER, REPEAT)
         torch.set_num_threads(threads)
 
     print(f"gradient of tr(x1 @ x2), {N}x{N} float64 (us per call: min, median)")
