@@ -39,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from .autograd import scalar_seed, store_grad
 from .modes import STATE, enable_grad
 from .ops import ShapeError
-from .tensor import Tensor, _leaf, _store_grad, scalar_seed
+from .tensor import Tensor, _leaf
 
 __all__ = ["freeze", "FrozenFunction"]
 
@@ -135,7 +136,7 @@ class FrozenFunction:
                         f"frozen {self.name}: input {i} required grad when traced, so pass "
                         "a Tensor there to receive its gradient"
                     )
-                _store_grad(leaves[i], g, owned)
+                store_grad(leaves[i], g, owned)
         return _leaf(value)
 
     def _load(self, inputs: tuple) -> list[np.ndarray]:
