@@ -10,33 +10,55 @@ from . import functions
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
+from .freeze import freeze
+from .function import Function
 from .grading import check
 from .graph import topological_order
+from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
+from .ops import ShapeError, unbroadcast
 from .rules import RULES, DomainError
 from .symbolic import Symbol, diff, simplify, size
+from .tensor import Tensor, tensor
+from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "RULES",
     "DomainError",
     "Dual",
+    "Function",
+    "RULES",
+    "ShapeError",
     "Symbol",
+    "Tensor",
     "Value",
     "__version__",
+    "adjoint_trace",
+    "animate",
     "central_difference",
     "check",
     "diff",
     "doctor",
+    "draw_graph",
+    "enable_grad",
+    "frames",
+    "freeze",
     "functions",
     "gradcheck",
     "gradient",
+    "inference_mode",
+    "is_grad_enabled",
     "jacobian",
     "jacobian_forward",
     "jvp",
+    "no_grad",
+    "primal_trace",
     "simplify",
     "size",
     "step_size_study",
+    "tangent_trace",
+    "tensor",
     "topological_order",
+    "unbroadcast",
 ]
