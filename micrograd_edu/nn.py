@@ -27,7 +27,8 @@ import numpy as np
 
 from . import init
 from .init import Seed
-from .tensor import Tensor
+from .ops import Op
+from .tensor import Tensor, apply
 
 __all__ = [
     "Parameter",
@@ -86,16 +87,21 @@ class Module:
                 f"{type(self).__name__}: cannot assign {name!r} before Module.__init__(); "
                 "call super().__init__() first in your __init__"
             )
-        # An attribute lives in exactly one place: re-assigning a name moves it.
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
-        self.__dict__.pop(name, None)
+        # An attribute lives in exactly one place; re-assigning a registered
+        # name keeps its position, as PyTorch does.
+        registry = None
         if isinstance(value, Parameter):
-            self._parameters[name] = value
+            registry = self._parameters
         elif isinstance(value, Module):
-            self._modules[name] = value
-        else:
+            registry = self._modules
+        for other in (self._parameters, self._modules):
+            if other is not registry:
+                other.pop(name, None)
+        if registry is None:
             object.__setattr__(self, name, value)
+        else:
+            self.__dict__.pop(name, None)
+            registry[name] = value
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup fails: look in the registries.
@@ -256,6 +262,31 @@ class Module:
         return f"{type(self).__name__}({body})"
 
 
+def _linear_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    y = x @ w.T
+    return y if b is None else y + b
+
+
+def _linear_vjp(g: np.ndarray, out: np.ndarray, xs: tuple, needs: tuple) -> tuple:
+    # The closed forms of the linear-layer lesson, with rows as samples:
+    # dL/dX = G·W, dL/dW = Gᵀ·X, dL/db = the sum of G's rows.
+    x, w = xs[0], xs[1]
+    g2 = g.reshape(-1, w.shape[0])  # any leading axes are more rows
+    grads = [
+        g @ w if needs[0] else None,
+        g2.T @ x.reshape(-1, w.shape[1]) if needs[1] else None,
+    ]
+    if len(xs) == 3:
+        grads.append(g2.sum(axis=0) if needs[2] else None)
+    return tuple(grads)
+
+
+# One graph node per layer instead of three (transpose, matmul, add): a deep
+# network's step costs mostly per-node overhead, and the node's backward is
+# exactly the formula the course derives.
+LINEAR = Op("linear", _linear_forward, _linear_vjp)
+
+
 class Linear(Module):
     """y = x Wᵀ + b, with PyTorch's layout (``weight`` is (out, in)) and default
     initialisation: weight and bias from U(−1/√in, 1/√in).
@@ -282,13 +313,14 @@ class Linear(Module):
         self.bias = Parameter(rng.uniform(-bound, bound, size=out_features)) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        if x.shape[-1] != self.in_features:
+        if np.shape(x)[-1:] != (self.in_features,):
             raise ValueError(
-                f"Linear(in_features={self.in_features}): the input's last dimension is "
-                f"{x.shape[-1]} (shape {x.shape}); it must equal in_features"
+                f"Linear(in_features={self.in_features}): the input's last dimension must "
+                f"equal in_features, got shape {np.shape(x)}"
             )
-        y = x @ self.weight.T
-        return y if self.bias is None else y + self.bias
+        if self.bias is None:
+            return apply(LINEAR, x, self.weight)
+        return apply(LINEAR, x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (

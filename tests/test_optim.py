@@ -103,3 +103,25 @@ def test_the_same_parameter_twice_is_refused():
     p = param([1.0], [1.0])
     with pytest.raises(ValueError, match="more than once"):
         optim.SGD([p, p], lr=0.1)
+
+
+@pytest.mark.parametrize("gap", [False, True])
+def test_many_parameters_move_as_if_each_had_its_own_adam(gap):
+    rng = np.random.default_rng(0)
+    shapes = [(2, 3), (3,), (1, 1)]
+    together = [param(rng.normal(size=s), np.zeros(s)) for s in shapes]
+    alone = [param(p.data.copy(), np.zeros(p.data.shape)) for p in together]
+    opt = optim.Adam(together, lr=0.1)
+    singles = [optim.Adam([p], lr=0.1) for p in alone]
+    for step in range(4):
+        for i, (p, q) in enumerate(zip(together, alone)):
+            grad = rng.normal(size=p.data.shape)
+            # with a gap the second parameter has no gradient at first, so the steps
+            # fall out of line and each parameter is updated on its own
+            p.grad = q.grad = None if (gap and i == 1 and step == 0) else grad
+        opt.step()
+        for single in singles:
+            single.step()
+        for p, q in zip(together, alone):
+            assert np.array_equal(p.data, q.data)
+    assert opt.steps == ([4, 3, 4] if gap else [4, 4, 4])
