@@ -6,6 +6,7 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
+from . import data, nn, optim
 from .doctor import doctor
 from .function import Function
 from .graph import topological_order
@@ -19,3 +20,4 @@ __version__ = "0.1.0"
 __all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
 __all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
+__all__ += ["nn", "optim", "data"]

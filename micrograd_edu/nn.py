@@ -87,8 +87,9 @@ class Module:
                 f"{type(self).__name__}: cannot assign {name!r} before Module.__init__(); "
                 "call super().__init__() first in your __init__"
             )
-        # An attribute lives in exactly one place; re-assigning a registered
-        # name keeps its position, as PyTorch does.
+        # The registries give the names and their order (re-assigning a name
+        # keeps its place, as in PyTorch); the value is also kept as a plain
+        # attribute, so reading self.weight in forward costs no lookup hook.
         registry = None
         if isinstance(value, Parameter):
             registry = self._parameters
@@ -97,25 +98,13 @@ class Module:
         for other in (self._parameters, self._modules):
             if other is not registry:
                 other.pop(name, None)
-        if registry is None:
-            object.__setattr__(self, name, value)
-        else:
-            self.__dict__.pop(name, None)
+        if registry is not None:
             registry[name] = value
-
-    def __getattr__(self, name: str) -> Any:
-        # Called only when normal lookup fails: look in the registries.
-        d = self.__dict__
-        for registry in ("_parameters", "_modules"):
-            if name in d.get(registry, ()):
-                return d[registry][name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        for registry in (self._parameters, self._modules):
-            if name in registry:
-                del registry[name]
-                return
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
         object.__delattr__(self, name)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:

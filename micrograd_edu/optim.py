@@ -149,12 +149,13 @@ class Adam(Optimizer):
         dtypes = {p.data.dtype for p in self.params}
         self._flat = len(dtypes) == 1
         bounds = np.cumsum([0] + [p.data.size for p in self.params])
-        self._slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        self._slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
         m_all = np.zeros(bounds[-1], dtype=dtypes.pop() if self._flat else np.float64)
         v_all = np.zeros_like(m_all)
         self._moments = (m_all, v_all)
-        self.m = [m_all[s].reshape(p.data.shape) for s, p in zip(self._slices, self.params)]
-        self.v = [v_all[s].reshape(p.data.shape) for s, p in zip(self._slices, self.params)]
+        shapes = [p.data.shape for p in self.params]
+        self.m = [m_all[s].reshape(n) for s, n in zip(self._slices, shapes, strict=True)]
+        self.v = [v_all[s].reshape(n) for s, n in zip(self._slices, shapes, strict=True)]
 
     def step(self) -> None:
         """Update every parameter that has a gradient."""
@@ -165,7 +166,7 @@ class Adam(Optimizer):
             grad = np.concatenate([p.grad.ravel() for p in params])
             self._update(data, grad, *self._moments, self.steps[0] + 1)
             self.steps = [t + 1 for t in self.steps]
-            for p, s in zip(params, self._slices):
+            for p, s in zip(params, self._slices, strict=True):
                 p.data[...] = data[s].reshape(p.data.shape)
             return
         for i, p in enumerate(params):

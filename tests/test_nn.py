@@ -153,7 +153,7 @@ def test_outputs_and_gradients_match_pytorch_from_the_same_weights():
     y = np.random.default_rng(1).normal(size=(6, 1))
     mse_loss(ours(Tensor(x)), Tensor(y)).backward()
     torch.nn.functional.mse_loss(theirs(torch.from_numpy(x)), torch.from_numpy(y)).backward()
-    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters(), strict=True):
         assert np.allclose(p.grad, q.grad.numpy(), rtol=1e-12, atol=1e-15), name
 
 
@@ -254,6 +254,6 @@ def test_mistakes_get_clear_errors():
     with pytest.raises(ValueError, match="in_features must be a positive int, got 0"):
         nn.Linear(0, 1)
     with pytest.raises(AttributeError, match="'Net2' object has no attribute 'layer9'"):
-        Net2().layer9
+        _ = Net2().layer9
     with pytest.raises(TypeError, match="mode must be a bool"):
         Net2().train("no")

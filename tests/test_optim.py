@@ -114,7 +114,7 @@ def test_many_parameters_move_as_if_each_had_its_own_adam(gap):
     opt = optim.Adam(together, lr=0.1)
     singles = [optim.Adam([p], lr=0.1) for p in alone]
     for step in range(4):
-        for i, (p, q) in enumerate(zip(together, alone)):
+        for i, (p, q) in enumerate(zip(together, alone, strict=True)):
             grad = rng.normal(size=p.data.shape)
             # with a gap the second parameter has no gradient at first, so the steps
             # fall out of line and each parameter is updated on its own
@@ -122,6 +122,6 @@ def test_many_parameters_move_as_if_each_had_its_own_adam(gap):
         opt.step()
         for single in singles:
             single.step()
-        for p, q in zip(together, alone):
+        for p, q in zip(together, alone, strict=True):
             assert np.array_equal(p.data, q.data)
     assert opt.steps == ([4, 3, 4] if gap else [4, 4, 4])
