@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from micrograd_edu import data, optim
-from micrograd_edu.experiments import deep_relu_net, train
+from micrograd_edu.experiments import deep_relu_net, to_torch, train, train_torch
 from micrograd_edu.tensor import Tensor, mse_loss
 
 try:
@@ -92,28 +92,8 @@ def run_numpy(batches, seed: int = 0) -> list[float]:
 
 
 def run_torch(batches, seed: int = 0) -> list[float]:
-    net = torch.nn.Sequential(
-        *[
-            module
-            for k in range(10)
-            for module in (
-                [torch.nn.Linear(1 if k == 0 else 10, 1 if k == 9 else 10).double()]
-                + ([torch.nn.ReLU()] if k < 9 else [])
-            )
-        ]
-    )
-    state = deep_relu_net(seed=seed).state_dict()
-    net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-    opt = torch.optim.Adam(net.parameters(), lr=LR)
-    tensors = [(torch.from_numpy(xb), torch.from_numpy(yb)) for xb, yb in batches]
-    losses = []
-    for xb, yb in tensors:
-        opt.zero_grad()
-        loss = torch.nn.functional.mse_loss(net(xb), yb)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses
+    net = to_torch(deep_relu_net(seed=seed))
+    return train_torch(net, torch.optim.Adam(net.parameters(), lr=LR), batches)
 
 
 def forward_backward_ours(batches) -> None:

@@ -23,7 +23,7 @@ from . import init, nn
 from .init import Seed
 from .tensor import Tensor, mse_loss
 
-__all__ = ["deep_relu_net", "train"]
+__all__ = ["deep_relu_net", "train", "to_torch", "train_torch"]
 
 
 def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 0) -> nn.Sequential:
@@ -68,4 +68,52 @@ def train(
         loss.backward()
         optimizer.step()
         losses.append(float(loss.data))
+    return losses
+
+
+def to_torch(model: nn.Module) -> Any:
+    """The same network in PyTorch (float64, same weights), for comparing the
+    two step by step. Handles ``Sequential``, ``Linear`` and the activations.
+
+    >>> import pytest; torch = pytest.importorskip("torch")
+    >>> net = deep_relu_net(width=3, layers=2, seed=0)
+    >>> to_torch(net)
+    Sequential(
+      (0): Linear(in_features=1, out_features=3, bias=True)
+      (1): ReLU()
+      (2): Linear(in_features=3, out_features=1, bias=True)
+    )
+    """
+    import torch  # an optional oracle, imported only when asked for
+
+    def convert(module: nn.Module) -> Any:
+        if isinstance(module, nn.Sequential):
+            return torch.nn.Sequential(*[convert(m) for m in module])
+        if isinstance(module, nn.Linear):
+            return torch.nn.Linear(
+                module.in_features, module.out_features, bias=module.bias is not None
+            )
+        for ours, theirs in ((nn.ReLU, "ReLU"), (nn.Tanh, "Tanh"), (nn.Sigmoid, "Sigmoid")):
+            if isinstance(module, ours):
+                return getattr(torch.nn, theirs)()
+        raise TypeError(f"to_torch: no PyTorch counterpart for {type(module).__name__}")
+
+    copy = convert(model).double()
+    copy.load_state_dict({k: torch.from_numpy(v) for k, v in model.state_dict().items()})
+    return copy
+
+
+def train_torch(
+    model: Any, optimizer: Any, batches: Iterable[tuple[np.ndarray, np.ndarray]]
+) -> list[float]:
+    """:func:`train` for a PyTorch model and optimiser (MSE loss), for comparisons."""
+    import torch
+
+    losses = []
+    for xb, yb in batches:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(torch.from_numpy(xb)), torch.from_numpy(yb))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
     return losses
