@@ -98,8 +98,10 @@ def run_torch(batches, seed: int = 0) -> list[float]:
 
 def forward_backward_ours(batches) -> None:
     net = deep_relu_net()
+    params = list(net.parameters())
     for xb, yb in batches:
-        net.zero_grad()
+        for p in params:
+            p.grad = None
         mse_loss(net(Tensor(xb)), Tensor(yb)).backward()
 
 
@@ -127,10 +129,18 @@ def adam_numpy(steps: int) -> None:
         numpy_adam(params, grads, m, v, t)
 
 
-def timed(fn, *args):
-    start = time.perf_counter()
-    out = fn(*args)
-    return time.perf_counter() - start, out
+def timed(*runs, repeat: int = 3):
+    """Time each ``(fn, *args)`` in ``runs``, interleaved, ``repeat`` times; give
+    each one's best time and last result. The machine is shared: interleaving
+    exposes every run to the same load, and the minimum is the least disturbed."""
+    best = [float("inf")] * len(runs)
+    out = [None] * len(runs)
+    for _ in range(repeat):
+        for i, (fn, *args) in enumerate(runs):
+            start = time.perf_counter()
+            out[i] = fn(*args)
+            best[i] = min(best[i], time.perf_counter() - start)
+    return [(b, o) for b, o in zip(best, out, strict=True)]
 
 
 def relative_difference(a, b, steps: int) -> float:
@@ -151,8 +161,9 @@ def main() -> None:
     steps = len(batches)
     print(f"non-linear experiment: {steps} Adam steps, batch 32, 10 layers of width 10")
 
-    t_numpy, numpy_losses = timed(run_numpy, batches)
-    t_ours, our_losses = timed(run_engine, batches)
+    (t_numpy, numpy_losses), (t_ours, our_losses) = timed(
+        (run_numpy, batches), (run_engine, batches)
+    )
     print(f"  hand-written numpy      {t_numpy:6.2f} s   final batch MSE {numpy_losses[-1]:.5f}")
     print(f"  micrograd_edu           {t_ours:6.2f} s   final batch MSE {our_losses[-1]:.5f}")
     print(f"  micrograd_edu / numpy   {verdict(t_ours / t_numpy, 1.3)}")
@@ -162,7 +173,7 @@ def main() -> None:
         # One thread: for 10x10 matrices threads only add overhead, so this is
         # PyTorch's faster (and our stricter) setting.
         torch.set_num_threads(1)
-        t_torch, torch_losses = timed(run_torch, batches)
+        [(t_torch, torch_losses)] = timed((run_torch, batches), repeat=1)
         print(f"  PyTorch {torch.__version__} (1 thread) {t_torch:6.2f} s")
         print(f"  micrograd_edu / PyTorch {verdict(t_ours / t_torch, 0.5)}")
         for n in (100, steps):
@@ -172,10 +183,12 @@ def main() -> None:
         print("  PyTorch is not installed: no PyTorch comparison")
 
     print("where the time goes, per step:")
-    t_fb_ours, _ = timed(forward_backward_ours, batches)
-    t_fb_numpy, _ = timed(forward_backward_numpy, batches)
-    t_adam_ours, _ = timed(adam_ours, steps)
-    t_adam_numpy, _ = timed(adam_numpy, steps)
+    (t_fb_ours, _), (t_fb_numpy, _), (t_adam_ours, _), (t_adam_numpy, _) = timed(
+        (forward_backward_ours, batches),
+        (forward_backward_numpy, batches),
+        (adam_ours, steps),
+        (adam_numpy, steps),
+    )
     us = 1e6 / steps
     print(
         f"  forward+backward: micrograd_edu {t_fb_ours * us:5.0f} us, numpy {t_fb_numpy * us:5.0f}"
