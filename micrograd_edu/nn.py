@@ -252,6 +252,11 @@ class Module:
 
 
 def _linear_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    if x.shape[-1:] != w.shape[1:]:  # checked here, where the arrays are at hand
+        raise ValueError(
+            f"Linear(in_features={w.shape[1]}): the input's last dimension must equal "
+            f"in_features, got shape {x.shape}"
+        )
     y = x @ w.T
     return y if b is None else y + b
 
@@ -302,11 +307,6 @@ class Linear(Module):
         self.bias = Parameter(rng.uniform(-bound, bound, size=out_features)) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        if np.shape(x)[-1:] != (self.in_features,):
-            raise ValueError(
-                f"Linear(in_features={self.in_features}): the input's last dimension must "
-                f"equal in_features, got shape {np.shape(x)}"
-            )
         if self.bias is None:
             return apply(LINEAR, x, self.weight)
         return apply(LINEAR, x, self.weight, self.bias)
@@ -397,5 +397,5 @@ class Sequential(ModuleList):
 
     def forward(self, x: Tensor) -> Tensor:
         for module in self._modules.values():
-            x = module(x)
+            x = module.forward(x)  # what module(x) does, one call shorter
         return x
