@@ -21,15 +21,20 @@ import numpy as np
 from micrograd_edu import Tensor
 
 N = 30
-NUMBER = 2000  # calls per timing
-REPEAT = 15  # timings; we report the minimum and the median
+NUMBER = 1000  # calls per timing
+REPEAT = 30  # timings; we report the minimum and the median
 
 
-def measure(f) -> tuple[float, float]:
-    """(minimum, median) time of one call of ``f`` in microseconds."""
-    f()  # warm up
-    times = sorted(timeit.repeat(f, number=NUMBER, repeat=REPEAT))
-    return times[0] / NUMBER * 1e6, times[len(times) // 2] / NUMBER * 1e6
+def measure(functions: dict) -> dict:
+    """(minimum, median) microseconds per call of each function. The functions
+    take turns, round after round, so a busy machine slows them alike."""
+    for f in functions.values():
+        f()  # warm up
+    times: dict = {name: [] for name in functions}
+    for _ in range(REPEAT):
+        for name, f in functions.items():
+            times[name].append(timeit.timeit(f, number=NUMBER) / NUMBER * 1e6)
+    return {name: (min(t), sorted(t)[len(t) // 2]) for name, t in times.items()}
 
 
 def main() -> None:
@@ -53,13 +58,12 @@ def main() -> None:
     np.testing.assert_allclose(g1, v2.T)  # the closed form, before timing anything
     np.testing.assert_allclose(g2, v1.T)
 
-    results = {"numpy by hand": measure(by_hand), "micrograd_edu": measure(ours)}
+    functions = {"numpy by hand": by_hand, "micrograd_edu": ours}
     try:
         import torch
     except ImportError:
         torch = None
     if torch is not None:
-        torch.set_num_threads(1)
         t1 = torch.tensor(v1, requires_grad=True)
         t2 = torch.tensor(v2, requires_grad=True)
 
@@ -68,7 +72,8 @@ def main() -> None:
             torch.trace(torch.matmul(t1, t2)).backward()
             return t1.grad, t2.grad
 
-        results["pytorch eager"] = measure(pytorch)
+        functions["pytorch eager"] = pytorch
+    results = measure(functions)
 
     print(f"gradient of tr(x1 @ x2), {N}x{N} float64 (us per call: min, median)")
     for name, (low, mid) in results.items():

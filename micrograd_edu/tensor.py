@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from . import array_ops as A
-from .graph import topological_order
 from .modes import STATE
 from .ops import ELEMENTWISE, Op, ShapeError
 from .rules import RULES
@@ -32,6 +31,7 @@ from .rules import RULES
 __all__ = ["Tensor", "tensor", "apply"]
 
 _FLOATS = (np.float32, np.float64)
+_ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
 
 
 class _BackwardFunction:
@@ -238,17 +238,18 @@ class Tensor:
                 "is nothing to differentiate; create the inputs with requires_grad=True "
                 "(outside no_grad() and inference_mode())"
             )
-        grads = {self: self._seed(gradient)}
-        owned: set[int] = set()
-        for node in reversed(topological_order(self)):
+        seed = self._seed(gradient)
+        owned = {id(seed)}  # the seed may be a shared constant: never store it as is
+        if self._fn is None:
+            _store_grad(self, seed, owned)
+            return
+        grads = {self: seed}
+        for node in _backward_order(self):
             g = grads.pop(node, None)
-            if g is None:
+            if g is None:  # e.g. the targets of cross_entropy: no gradient flows there
                 continue
-            fn = node._fn
-            if fn is None or node._retains_grad:
+            if node._retains_grad:
                 _store_grad(node, g, owned)
-                if fn is None:
-                    continue
             saved = node._saved
             if saved is None:
                 raise RuntimeError(
@@ -256,12 +257,12 @@ class Tensor:
                     "saved values were freed by the first backward(); call the first "
                     "backward(retain_graph=True) to keep them, or recompute the forward pass"
                 )
-            xs, needs, static = saved
             if not retain_graph:
                 node._saved = None
-            for parent, pg in zip(
-                node.parents, fn.vjp(g, node.data, xs, needs, *static), strict=True
-            ):
+            fn = node._fn
+            xs, needs, static = saved
+            parent_grads = fn.vjp(g, node.data, xs, needs, *static)
+            for parent, pg in zip(node.parents, parent_grads, strict=True):
                 if pg is None:
                     continue
                 pdata = parent.data
@@ -272,8 +273,11 @@ class Tensor:
                     )
                 if pg.dtype != pdata.dtype:  # mixed precision: cast, as PyTorch does
                     pg = pg.astype(pdata.dtype)
-                previous = grads.get(parent)
-                grads[parent] = pg if previous is None else previous + pg
+                if parent._fn is None:  # a leaf: its gradient is final, store it
+                    _store_grad(parent, pg, owned)
+                else:
+                    previous = grads.get(parent)
+                    grads[parent] = pg if previous is None else previous + pg
 
     def _seed(self, gradient: Any) -> np.ndarray:
         data = self.data
@@ -284,7 +288,10 @@ class Tensor:
                     f"shape {data.shape}; pass backward(gradient=...) of that shape, or reduce "
                     "first (e.g. y.sum().backward())"
                 )
-            return np.ones(data.shape, dtype=data.dtype)
+            one = _ONES.get(data.dtype)
+            if one is None:
+                one = _ONES[data.dtype] = np.ones((), dtype=data.dtype)
+            return one if data.ndim == 0 else one.reshape(data.shape)
         given = gradient.data if isinstance(gradient, Tensor) else gradient
         if isinstance(given, np.ndarray) and given.dtype != data.dtype:
             raise TypeError(
@@ -464,16 +471,6 @@ def _data(x: Any) -> Any:
     return x.data if isinstance(x, Tensor) else x
 
 
-def _as_tensor(x: Any, like: np.ndarray) -> Tensor:
-    """Wrap a Python number or array as a constant tensor. A number takes the
-    other operand's float dtype, so ``x32 * 2`` stays float32."""
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, int | float) and like.dtype.kind == "f":
-        return _leaf(np.array(x, dtype=like.dtype))
-    return _leaf(np.asarray(x))
-
-
 def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
     """Run ``op`` on ``inputs`` (tensors, numbers or arrays) and record it in
     the graph when some input requires grad and the mode records.
@@ -486,17 +483,24 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
     >>> apply(ELEMENTWISE["mul"], x, 3)
     tensor([3., 6.], grad_fn=<MulBackward>)
     """
-    first = inputs[0]
-    like = first.data if isinstance(first, Tensor) else inputs[-1].data
-    inputs = tuple([_as_tensor(x, like) for x in inputs])
-    xs = tuple([t.data for t in inputs])
+    for x in inputs:
+        if not isinstance(x, Tensor):
+            inputs = _constants(inputs)
+            break
+    # Spelled out for one and two inputs: a comprehension costs a few hundred
+    # nanoseconds, a large share of an operation on small arrays.
+    if len(inputs) == 2:
+        a, b = inputs
+        xs, needs = (a.data, b.data), (a.requires_grad, b.requires_grad)
+    elif len(inputs) == 1:
+        xs, needs = (inputs[0].data,), (inputs[0].requires_grad,)
+    else:
+        xs, needs = tuple([t.data for t in inputs]), tuple([t.requires_grad for t in inputs])
     out = _new(Tensor)
     _init(out, np.asarray(op.forward(*xs, *static)))
-    needs = tuple([t.requires_grad for t in inputs])
-    tape = STATE.tape
-    if tape is not None:
-        tape.append((op, inputs, out, needs, static))
-    if STATE.enabled and True in needs:
+    if STATE.tape is not None:
+        STATE.tape.append((op, inputs, out, needs, static))
+    if True in needs and STATE.enabled:
         for t in inputs:
             if t._inference:
                 raise RuntimeError(
@@ -510,6 +514,48 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
         out._fn = op
         out._saved = (xs, needs, static)
     return out
+
+
+def _constants(inputs: tuple) -> tuple[Tensor, ...]:
+    """Wrap the numbers and arrays among ``inputs`` as constant tensors. A
+    number takes the float dtype of the tensors, so ``x32 * 2`` stays float32."""
+    like = next(x.data.dtype for x in inputs if isinstance(x, Tensor))
+    return tuple(
+        x
+        if isinstance(x, Tensor)
+        else _leaf(np.array(x, dtype=like) if _is_number(x, like) else np.asarray(x))
+        for x in inputs
+    )
+
+
+def _is_number(x: Any, like: np.dtype) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and like.kind == "f"
+
+
+def _backward_order(root: Tensor) -> list[Tensor]:
+    """The recorded (non-leaf) tensors that ``root`` depends on, ``root`` first
+    and each before all of its parents: the reverse of a topological order.
+
+    The same iterative depth-first search as :func:`graph.topological_order`,
+    restricted to recorded nodes (leaves need no order: a leaf's gradient is
+    stored as it arrives) and without its checks for foreign objects and
+    cycles, which operations cannot create. It runs on every ``backward``.
+    """
+    order: list[Tensor] = []
+    visited = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif node not in visited:
+            visited.add(node)
+            stack.append((node, True))
+            for parent in node.parents:
+                if parent._fn is not None and parent not in visited:
+                    stack.append((parent, False))
+    order.reverse()
+    return order
 
 
 def _store_grad(node: Tensor, g: np.ndarray, owned: set[int]) -> None:
