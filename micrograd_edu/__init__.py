@@ -6,8 +6,10 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
-from . import data, nn, optim
+from . import data, functions, nn, optim
 from .doctor import doctor
+from .engine import Value
+from .forward import Dual, jacobian_forward, jvp
 from .function import Function
 from .graph import topological_order
 from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
@@ -21,3 +23,4 @@ __all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
 __all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["nn", "optim", "data"]
+__all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
