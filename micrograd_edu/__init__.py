@@ -6,7 +6,7 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
-from . import functions
+from . import data, functions, nn, optim
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
@@ -44,3 +44,4 @@ __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
 __all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
 __all__ += ["check"]
+__all__ += ["nn", "optim", "data"]

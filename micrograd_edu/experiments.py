@@ -1,0 +1,119 @@
+"""The course's two training experiments, as functions notebooks, tests and
+benchmarks share.
+
+* **linear**: a ``Linear(5, 1, bias=False)`` fitted by momentum SGD to
+  :func:`data.linear_regression` recovers the true β;
+* **non-linear**: a deep ReLU network (10 ``Linear`` layers of width 10, He
+  initialisation, zero biases) fitted by Adam on mini-batches of 32 to the
+  piecewise function of :func:`data.piecewise`.
+
+>>> net = deep_relu_net(seed=0)
+>>> len(net), net[0]
+(19, Linear(in_features=1, out_features=10, bias=True))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from . import init, nn
+from .init import Seed
+from .tensor import Tensor, mse_loss
+
+__all__ = ["deep_relu_net", "train", "to_torch", "train_torch"]
+
+
+def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 0) -> nn.Sequential:
+    """``layers`` Linear layers (1 → width → … → width → 1) with ReLU between
+    them; weights He-normal (fan-in), biases zero.
+
+    >>> [p.shape for p in deep_relu_net(width=3, layers=2, seed=0).parameters()]
+    [(3, 1), (3,), (1, 3), (1,)]
+    """
+    if layers < 2:
+        raise ValueError(f"deep_relu_net: layers must be at least 2, got {layers!r}")
+    rng = init.as_generator(seed)
+    sizes = [1] + [width] * (layers - 1) + [1]
+    modules: list[nn.Module] = []
+    for k in range(layers):
+        linear = nn.Linear(sizes[k], sizes[k + 1], seed=rng)
+        init.kaiming_normal_(linear.weight, seed=rng)
+        init.zeros_(linear.bias)
+        modules += [linear, nn.ReLU()] if k < layers - 1 else [linear]
+    return nn.Sequential(*modules)
+
+
+def train(
+    model: Callable[[Tensor], Tensor],
+    optimizer: Any,
+    batches: Iterable[tuple[np.ndarray, np.ndarray]],
+    loss_fn: Callable[[Tensor, Tensor], Tensor] = mse_loss,
+) -> list[float]:
+    """One optimisation step per ``(x, y)`` batch; returns each step's loss.
+
+    >>> from micrograd_edu import data, optim
+    >>> x, y = data.piecewise(n=64, seed=0)
+    >>> net = deep_relu_net(width=4, layers=3, seed=0)
+    >>> losses = train(net, optim.Adam(net.parameters(), lr=0.01), [(x, y)] * 20)
+    >>> losses[-1] < losses[0]
+    True
+    """
+    losses = []
+    for xb, yb in batches:
+        optimizer.zero_grad()
+        loss = loss_fn(model(Tensor(xb)), Tensor(yb))
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.data))
+    return losses
+
+
+def to_torch(model: nn.Module) -> Any:
+    """The same network in PyTorch (float64, same weights), for comparing the
+    two step by step. Handles ``Sequential``, ``Linear`` and the activations.
+
+    >>> import pytest; torch = pytest.importorskip("torch")
+    >>> net = deep_relu_net(width=3, layers=2, seed=0)
+    >>> to_torch(net)
+    Sequential(
+      (0): Linear(in_features=1, out_features=3, bias=True)
+      (1): ReLU()
+      (2): Linear(in_features=3, out_features=1, bias=True)
+    )
+    """
+    import torch  # an optional oracle, imported only when asked for
+
+    def convert(module: nn.Module) -> Any:
+        if isinstance(module, nn.Sequential):
+            return torch.nn.Sequential(*[convert(m) for m in module])
+        if isinstance(module, nn.Linear):
+            return torch.nn.Linear(
+                module.in_features, module.out_features, bias=module.bias is not None
+            )
+        for ours, theirs in ((nn.ReLU, "ReLU"), (nn.Tanh, "Tanh"), (nn.Sigmoid, "Sigmoid")):
+            if isinstance(module, ours):
+                return getattr(torch.nn, theirs)()
+        raise TypeError(f"to_torch: no PyTorch counterpart for {type(module).__name__}")
+
+    copy = convert(model).double()
+    copy.load_state_dict({k: torch.from_numpy(v) for k, v in model.state_dict().items()})
+    return copy
+
+
+def train_torch(
+    model: Any, optimizer: Any, batches: Iterable[tuple[np.ndarray, np.ndarray]]
+) -> list[float]:
+    """:func:`train` for a PyTorch model and optimiser (MSE loss), for comparisons."""
+    import torch
+
+    losses = []
+    for xb, yb in batches:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(torch.from_numpy(xb)), torch.from_numpy(yb))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses

@@ -1,0 +1,80 @@
+"""The course's two experiments, end to end, against independent oracles:
+least squares for the linear one, PyTorch (optional) step by step for both
+optimisers on the non-linear one."""
+
+import numpy as np
+import pytest
+
+from micrograd_edu import data, nn, optim
+from micrograd_edu.experiments import deep_relu_net, to_torch, train, train_torch
+from micrograd_edu.modes import no_grad
+from micrograd_edu.tensor import Tensor, mse_loss
+
+
+def test_linear_experiment_recovers_beta_with_momentum_sgd():
+    X, y, beta = data.linear_regression(seed=0)
+    model = nn.Linear(5, 1, bias=False, seed=0)
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    losses = train(model, opt, [(X, y)] * 200)  # full-batch gradient descent
+    learned = model.weight.data[0]
+    assert np.abs(learned - beta).max() < 0.01
+    least_squares = np.linalg.lstsq(X, y[:, 0], rcond=None)[0]
+    assert np.abs(learned - least_squares).max() < 1e-3
+    assert losses[-1] == pytest.approx(0.01, rel=0.05)  # the noise variance σ² = 0.1²
+
+
+def nonlinear_batches(epochs, seed=1):
+    x, y = data.piecewise(seed=0)
+    loader = data.Batches(x, y, batch_size=32, seed=seed)
+    return [batch for _ in range(epochs) for batch in loader]
+
+
+def test_nonlinear_experiment_fits_the_piecewise_function():
+    # The full run: 100 epochs of 32 batches, about a second.
+    x, y = data.piecewise(seed=0)
+    net = deep_relu_net(seed=1)
+    losses = train(net, optim.Adam(net.parameters(), lr=1e-3), nonlinear_batches(100))
+    assert len(losses) == 3200
+    epochs = np.array(losses).reshape(100, 32).mean(axis=1)
+    assert epochs[99] < epochs[49] < epochs[9] < epochs[0]
+    with no_grad():
+        mse = float(mse_loss(net(Tensor(x)), Tensor(y)).data)
+    assert mse <= 0.02
+    with no_grad():
+        grid = np.linspace(-1, 1, 201)[:, None]
+        fit = net(Tensor(grid)).data
+    # against the noiseless truth, away from the jump at 0
+    away = np.abs(grid) > 0.05
+    assert np.sqrt(np.mean((fit - data.piecewise_truth(grid))[away] ** 2)) < 0.15
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, params: lib.SGD(params, lr=0.01, momentum=0.9),
+        lambda lib, params: lib.Adam(params, lr=1e-3),
+        lambda lib, params: lib.Adam(params, lr=1e-2, betas=(0.8, 0.99), weight_decay=0.01),
+    ],
+    ids=["sgd-momentum", "adam", "adam-decay"],
+)
+def test_losses_follow_pytorch_step_by_step(make):
+    torch = pytest.importorskip("torch")
+    batches = nonlinear_batches(4)[:100]
+    ours = deep_relu_net(seed=1)
+    theirs = to_torch(ours)
+    our_losses = train(ours, make(optim, list(ours.parameters())), batches)
+    their_losses = train_torch(theirs, make(torch.optim, theirs.parameters()), batches)
+    relative = np.abs(np.subtract(our_losses, their_losses)) / np.abs(their_losses)
+    assert relative.max() < 1e-8
+    for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+        assert np.allclose(p.data, q.detach().numpy(), rtol=1e-8, atol=1e-12)
+
+
+def test_to_torch_names_what_it_cannot_convert():
+    pytest.importorskip("torch")
+
+    class Custom(nn.Module):
+        pass
+
+    with pytest.raises(TypeError, match="no PyTorch counterpart for Custom"):
+        to_torch(nn.Sequential(Custom()))
