@@ -104,9 +104,14 @@ def grade_submission(
     results: dict[str, ExerciseResult] = {}
     skip: set[int] = set()
     notes: dict[int, str] = {}
+    budget = limits.timeout * (len(exercises) + 2)  # a notebook of endless cells ends too
     for _ in range(len(cells) + len(exercises) + 1):
         pending = [ex for ex in exercises if ex.id not in results]
         if not pending:
+            break
+        if time.perf_counter() - started > budget:
+            for ex in pending:
+                results[ex.id] = broken(ex, f"the submission used up its {budget:g} s in all")
             break
         attempt = _run(cells, skip, pending, cases, limits)
         notes.update(attempt.cell_errors)
@@ -125,8 +130,8 @@ def grade_submission(
         else:
             for ex in pending:
                 results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
-    row_notes = [f"cell {i}: {why}" for i, why in sorted(notes.items())]
-    ordered = [results[ex.id] for ex in exercises]
+    row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
+    ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
     return Row(name, ordered, row_notes, time.perf_counter() - started)
 
 
@@ -168,7 +173,7 @@ def _run(
     }
     task_read, task_write = os.pipe()
     result_read, result_write = os.pipe()
-    with tempfile.TemporaryDirectory(prefix="micrograd-grade-") as home:
+    with tempfile.TemporaryDirectory(prefix="micrograd-grade-", ignore_cleanup_errors=True) as home:
         try:
             process = subprocess.Popen(
                 [
