@@ -10,6 +10,7 @@ from . import data, functions, nn, optim
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
+from .freeze import freeze
 from .function import Function
 from .graph import topological_order
 from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
@@ -20,7 +21,7 @@ from .tensor import Tensor, tensor
 __version__ = "0.1.0"
 
 __all__ = ["RULES", "DomainError", "doctor", "topological_order", "__version__"]
-__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
+__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError", "freeze"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["nn", "optim", "data"]
 __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]

@@ -178,28 +178,40 @@ STACK = Op("stack", _stack_forward, _stack_vjp)
 # --------------------------------------------------------------- reductions
 
 
-def _expand(g, shape, axis, keepdims):
-    """Put back the axes a reduction removed, so ``g`` broadcasts to ``shape``."""
+def _expand(g, axis, keepdims):
+    """Put back the axes a reduction removed, so ``g`` broadcasts to its input."""
     if axis is None or keepdims:
         return g
     return np.expand_dims(g, axis)
 
 
+def _spread(g, shape, dtype):
+    """``g`` copied to every entry of ``shape`` (a new array, unlike np.broadcast_to)."""
+    out = np.zeros(shape, dtype=dtype)
+    out += g
+    return out
+
+
 def _sum_vjp(g, out, xs, needs, axis, keepdims):
-    shape = xs[0].shape
-    return (np.broadcast_to(_expand(g, shape, axis, keepdims), shape),)
+    a = xs[0]
+    return (_spread(_expand(g, axis, keepdims), a.shape, a.dtype),)
 
 
-SUM = Op("sum", lambda a, axis, keepdims: np.sum(a, axis=axis, keepdims=keepdims), _sum_vjp)
+SUM = Op("sum", lambda a, axis, keepdims: a.sum(axis=axis, keepdims=keepdims), _sum_vjp)
+
+
+def _mean_forward(a, axis, keepdims):
+    total = a.sum(axis=axis, keepdims=keepdims)
+    return total / (a.size // max(total.size, 1) if a.size else 1)
 
 
 def _mean_vjp(g, out, xs, needs, axis, keepdims):
     a = xs[0]
-    count = a.size // max(np.size(out), 1) if a.size else 1
-    return (np.broadcast_to(_expand(g, a.shape, axis, keepdims) / count, a.shape),)
+    count = a.size // max(out.size, 1) if a.size else 1
+    return (_spread(_expand(g, axis, keepdims) / count, a.shape, out.dtype),)
 
 
-MEAN = Op("mean", lambda a, axis, keepdims: np.mean(a, axis=axis, keepdims=keepdims), _mean_vjp)
+MEAN = Op("mean", _mean_forward, _mean_vjp)
 
 
 def _max_forward(a, axis, keepdims):
@@ -210,10 +222,10 @@ def _max_forward(a, axis, keepdims):
 
 def _max_vjp(g, out, xs, needs, axis, keepdims):
     a = xs[0]
-    hit = a == _expand(out, a.shape, axis, keepdims)
+    hit = a == _expand(out, axis, keepdims)
     # Ties share the gradient equally (the subgradient PyTorch's amax uses).
     share = hit / np.sum(hit, axis=axis, keepdims=True)
-    return (share * _expand(g, a.shape, axis, keepdims),)
+    return (share * _expand(g, axis, keepdims),)
 
 
 MAX = Op("max", _max_forward, _max_vjp)

@@ -264,18 +264,11 @@ class Tensor:
             parent_grads = fn.vjp(g, node.data, xs, needs, *static)
             for parent, pg in zip(node.parents, parent_grads, strict=True):
                 if pg is None:
-                    continue
-                pdata = parent.data
-                if pg.shape != pdata.shape:
-                    raise ShapeError(
-                        f"backward: {fn.name} returned a gradient of shape {pg.shape} for an "
-                        f"input of shape {pdata.shape}; they must be equal"
-                    )
-                if pg.dtype != pdata.dtype:  # mixed precision: cast, as PyTorch does
-                    pg = pg.astype(pdata.dtype)
-                if parent._fn is None:  # a leaf: its gradient is final, store it
-                    _store_grad(parent, pg, owned)
+                    pass
+                elif parent._fn is None:  # a leaf: its gradient is final, store it
+                    _store_grad(parent, _checked(pg, parent.data, fn.name), owned)
                 else:
+                    pg = _checked(pg, parent.data, fn.name)
                     previous = grads.get(parent)
                     grads[parent] = pg if previous is None else previous + pg
 
@@ -288,9 +281,7 @@ class Tensor:
                     f"shape {data.shape}; pass backward(gradient=...) of that shape, or reduce "
                     "first (e.g. y.sum().backward())"
                 )
-            one = _ONES.get(data.dtype)
-            if one is None:
-                one = _ONES[data.dtype] = np.ones((), dtype=data.dtype)
+            one = scalar_seed(data.dtype)
             return one if data.ndim == 0 else one.reshape(data.shape)
         given = gradient.data if isinstance(gradient, Tensor) else gradient
         if isinstance(given, np.ndarray) and given.dtype != data.dtype:
@@ -558,6 +549,28 @@ def _backward_order(root: Tensor) -> list[Tensor]:
     return order
 
 
+def scalar_seed(dtype: np.dtype) -> np.ndarray:
+    """The gradient of a scalar with respect to itself: a shared 0-d array of
+    ones (callers never store it as a ``.grad`` without copying)."""
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype=dtype)
+    return one
+
+
+def _checked(g: np.ndarray, like: np.ndarray, name: str) -> np.ndarray:
+    """``g`` as the gradient of an input ``like``: the shapes must be equal
+    (an error names the operation), a float of another precision is cast."""
+    if g.shape != like.shape:
+        raise ShapeError(
+            f"backward: {name} returned a gradient of shape {g.shape} for an input of shape "
+            f"{like.shape}; they must be equal"
+        )
+    if g.dtype != like.dtype:  # mixed precision: cast, as PyTorch does
+        g = g.astype(like.dtype)
+    return g
+
+
 def _store_grad(node: Tensor, g: np.ndarray, owned: set[int]) -> None:
     """Add ``g`` to ``node.grad``. The first gradient is stored as it is when
     the engine owns it; a view, or an array already given to another tensor,
@@ -633,7 +646,8 @@ def mse_loss(prediction: Tensor, target: Any) -> Tensor:
             f"{target_shape} must have the same shape (broadcasting here is usually a bug: "
             "reshape one of them)"
         )
-    return ((prediction - target) ** 2).mean()
+    difference = prediction - target
+    return (difference * difference).mean()  # d * d: the same, and cheaper than d ** 2
 
 
 def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
