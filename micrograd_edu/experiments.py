@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import init, nn, scalar_nn
+from .freeze import freeze
 from .init import Seed
 from .tensor import Tensor, mse_loss
 
@@ -51,8 +52,14 @@ def train(
     optimizer: Any,
     batches: Iterable[tuple[np.ndarray, np.ndarray]],
     loss_fn: Callable[[Tensor, Tensor], Tensor] = mse_loss,
+    *,
+    frozen: bool = False,
 ) -> list[float]:
     """One optimisation step per ``(x, y)`` batch; returns each step's loss.
+
+    With ``frozen=True`` the loss and its backward pass are traced once per
+    batch shape by :func:`micrograd_edu.freeze` and replayed as a static graph
+    (same numbers, no graph rebuilt at each step).
 
     >>> from micrograd_edu import data, optim
     >>> x, y = data.piecewise(n=64, seed=0)
@@ -61,11 +68,23 @@ def train(
     >>> losses[-1] < losses[0]
     True
     """
+
+    def loss_of(x: Tensor, y: Tensor) -> Tensor:
+        return loss_fn(model(x), y)
+
+    programs: dict[tuple, Any] = {}  # a frozen step per pair of batch shapes
     losses = []
     for xb, yb in batches:
         optimizer.zero_grad()
-        loss = loss_fn(model(Tensor(xb)), Tensor(yb))
-        loss.backward()
+        x, y = Tensor(xb), Tensor(yb)
+        if frozen:
+            shapes = (x.shape, y.shape)
+            if shapes not in programs:
+                programs[shapes] = freeze(loss_of, x, y)
+            loss = programs[shapes](x, y)  # forward and backward
+        else:
+            loss = loss_of(x, y)
+            loss.backward()
         optimizer.step()
         losses.append(float(loss.data))
     return losses

@@ -54,6 +54,19 @@ def test_nonlinear_experiment_fits_the_piecewise_function():
     assert np.sqrt(np.mean((fit - data.piecewise_truth(grid))[away] ** 2)) < 0.15
 
 
+def test_frozen_training_takes_the_same_steps_as_the_dynamic_graph():
+    batches = nonlinear_batches(2)  # 32 batches per epoch, the last one of 8 rows
+    runs = []
+    for frozen in (False, True):
+        net = deep_relu_net(seed=1)
+        losses = train(net, optim.Adam(net.parameters(), lr=1e-2), batches, frozen=frozen)
+        runs.append((losses, [p.data.copy() for p in net.parameters()]))
+    (dynamic, dynamic_params), (frozen, frozen_params) = runs
+    assert np.allclose(frozen, dynamic, rtol=1e-12, atol=0)
+    for p, q in zip(frozen_params, dynamic_params, strict=True):
+        assert np.allclose(p, q, rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize(
     "make",
     [
