@@ -21,8 +21,14 @@ import time
 
 import numpy as np
 
-from micrograd_edu import data, optim
-from micrograd_edu.experiments import deep_relu_net, to_torch, train, train_torch
+from micrograd_edu import data, optim, scalar_nn
+from micrograd_edu.experiments import (
+    deep_relu_net,
+    from_scalar_mlp,
+    to_torch,
+    train,
+    train_torch,
+)
 from micrograd_edu.tensor import Tensor, mse_loss
 
 try:
@@ -39,9 +45,9 @@ def batch_list(epochs: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]
     return [batch for _ in range(epochs) for batch in loader]
 
 
-def run_engine(batches, seed: int = 0) -> list[float]:
+def run_engine(batches, seed: int = 0, frozen: bool = False) -> list[float]:
     net = deep_relu_net(seed=seed)
-    return train(net, optim.Adam(net.parameters(), lr=LR), batches)
+    return train(net, optim.Adam(net.parameters(), lr=LR), batches, frozen=frozen)
 
 
 def numpy_forward_backward(weights, biases, xb, yb):
@@ -96,13 +102,17 @@ def run_torch(batches, seed: int = 0) -> list[float]:
     return train_torch(net, torch.optim.Adam(net.parameters(), lr=LR), batches)
 
 
-def forward_backward_ours(batches) -> None:
+class NoUpdate(optim.Optimizer):
+    """Forgets the gradients and changes nothing: the training loop then costs
+    its forward and backward passes alone."""
+
+    def step(self) -> None:
+        pass
+
+
+def forward_backward_ours(batches, frozen: bool = False) -> None:
     net = deep_relu_net()
-    params = list(net.parameters())
-    for xb, yb in batches:
-        for p in params:
-            p.grad = None
-        mse_loss(net(Tensor(xb)), Tensor(yb)).backward()
+    train(net, NoUpdate(net.parameters(), lr=1.0), batches, frozen=frozen)
 
 
 def forward_backward_numpy(batches) -> None:
@@ -127,6 +137,28 @@ def adam_numpy(steps: int) -> None:
     v = [np.zeros_like(p) for p in params]
     for t in range(1, steps + 1):
         numpy_adam(params, grads, m, v, t)
+
+
+def scalar_vs_tensor(batches) -> tuple[float, float]:
+    """Seconds per step (forward, loss, backward) of the same 10-layer MLP on one
+    batch of 32: one ``Value`` per number (scalar_nn) vs one array per node."""
+    mlp = scalar_nn.MLP(1, [10] * 9 + [1], seed=0)
+    twin = from_scalar_mlp(mlp)
+    xb, yb = batches[0]
+
+    def scalar_step():
+        mlp.zero_grad()
+        rows = zip(xb.tolist(), yb.tolist(), strict=True)
+        loss = sum((mlp(x) - y[0]) ** 2 for x, y in rows) / len(xb)
+        loss.backward()
+
+    def tensor_step():
+        twin.zero_grad()
+        mse_loss(twin(Tensor(xb)), Tensor(yb)).backward()
+
+    [(t_scalar, _)] = timed((scalar_step,), repeat=3)
+    [(t_tensor, _)] = timed((lambda: [tensor_step() for _ in range(100)],), repeat=3)
+    return t_scalar, t_tensor / 100
 
 
 def timed(*runs, repeat: int = 3):
@@ -161,14 +193,17 @@ def main() -> None:
     steps = len(batches)
     print(f"non-linear experiment: {steps} Adam steps, batch 32, 10 layers of width 10")
 
-    (t_numpy, numpy_losses), (t_ours, our_losses) = timed(
-        (run_numpy, batches), (run_engine, batches)
+    (t_numpy, numpy_losses), (t_ours, our_losses), (t_frozen, frozen_losses) = timed(
+        (run_numpy, batches), (run_engine, batches), (run_engine, batches, 0, True)
     )
     print(f"  hand-written numpy      {t_numpy:6.2f} s   final batch MSE {numpy_losses[-1]:.5f}")
     print(f"  micrograd_edu           {t_ours:6.2f} s   final batch MSE {our_losses[-1]:.5f}")
+    print(f"  micrograd_edu, frozen   {t_frozen:6.2f} s   final batch MSE {frozen_losses[-1]:.5f}")
     print(f"  micrograd_edu / numpy   {verdict(t_ours / t_numpy, 1.3)}")
-    diff = relative_difference(our_losses, numpy_losses, steps)
-    print(f"  losses vs numpy: max relative difference over {steps} steps {diff:.1e}")
+    print(f"  frozen / numpy          {verdict(t_frozen / t_numpy, 1.3)}")
+    for name, losses in (("", our_losses), ("frozen ", frozen_losses)):
+        diff = relative_difference(losses, numpy_losses, steps)
+        print(f"  {name}losses vs numpy: max relative difference over {steps} steps {diff:.1e}")
     if torch is not None:
         # One thread: for 10x10 matrices threads only add overhead, so this is
         # PyTorch's faster (and our stricter) setting.
@@ -176,6 +211,7 @@ def main() -> None:
         [(t_torch, torch_losses)] = timed((run_torch, batches), repeat=1)
         print(f"  PyTorch {torch.__version__} (1 thread) {t_torch:6.2f} s")
         print(f"  micrograd_edu / PyTorch {verdict(t_ours / t_torch, 0.5)}")
+        print(f"  frozen / PyTorch        {verdict(t_frozen / t_torch, 0.5)}")
         for n in (100, steps):
             diff = relative_difference(our_losses, torch_losses, n)
             print(f"  losses vs PyTorch: max relative difference over {n} steps {diff:.1e}")
@@ -183,20 +219,28 @@ def main() -> None:
         print("  PyTorch is not installed: no PyTorch comparison")
 
     print("where the time goes, per step:")
-    (t_fb_ours, _), (t_fb_numpy, _), (t_adam_ours, _), (t_adam_numpy, _) = timed(
+    (t_fb_ours, _), (t_fb_frozen, _), (t_fb_numpy, _), (t_adam_ours, _), (t_adam_numpy, _) = timed(
         (forward_backward_ours, batches),
+        (forward_backward_ours, batches, True),
         (forward_backward_numpy, batches),
         (adam_ours, steps),
         (adam_numpy, steps),
     )
     us = 1e6 / steps
     print(
-        f"  forward+backward: micrograd_edu {t_fb_ours * us:5.0f} us, numpy {t_fb_numpy * us:5.0f}"
-        f" us ({t_fb_ours / t_fb_numpy:.2f}x)"
+        f"  forward+backward: micrograd_edu {t_fb_ours * us:5.0f} us ({t_fb_ours / t_fb_numpy:.2f}x"
+        f" numpy), frozen {t_fb_frozen * us:5.0f} us ({t_fb_frozen / t_fb_numpy:.2f}x), "
+        f"numpy {t_fb_numpy * us:5.0f} us"
     )
     print(
         f"  Adam step:        micrograd_edu {t_adam_ours * us:5.0f} us (one flat update), numpy "
         f"{t_adam_numpy * us:5.0f} us (per parameter)"
+    )
+    t_scalar, t_tensor = scalar_vs_tensor(batches)
+    print("one step of the same MLP on a batch of 32 (forward, loss, backward):")
+    print(
+        f"  scalar Values {t_scalar * 1e3:7.1f} ms, tensor {t_tensor * 1e3:5.2f} ms: "
+        f"vectorizing is {t_scalar / t_tensor:.0f}x faster"
     )
     if args.profile:
         profiler = cProfile.Profile()

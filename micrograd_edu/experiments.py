@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from . import init, nn
+from . import init, nn, scalar_nn
+from .freeze import freeze
 from .init import Seed
 from .tensor import Tensor, mse_loss
 
-__all__ = ["deep_relu_net", "train", "to_torch", "train_torch"]
+__all__ = ["deep_relu_net", "train", "to_torch", "train_torch", "from_scalar_mlp"]
 
 
 def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 0) -> nn.Sequential:
@@ -51,8 +52,14 @@ def train(
     optimizer: Any,
     batches: Iterable[tuple[np.ndarray, np.ndarray]],
     loss_fn: Callable[[Tensor, Tensor], Tensor] = mse_loss,
+    *,
+    frozen: bool = False,
 ) -> list[float]:
     """One optimisation step per ``(x, y)`` batch; returns each step's loss.
+
+    With ``frozen=True`` the loss and its backward pass are traced once per
+    batch shape by :func:`micrograd_edu.freeze` and replayed as a static graph
+    (same numbers, no graph rebuilt at each step).
 
     >>> from micrograd_edu import data, optim
     >>> x, y = data.piecewise(n=64, seed=0)
@@ -61,11 +68,23 @@ def train(
     >>> losses[-1] < losses[0]
     True
     """
+
+    def loss_of(x: Tensor, y: Tensor) -> Tensor:
+        return loss_fn(model(x), y)
+
+    programs: dict[tuple, Any] = {}  # a frozen step per pair of batch shapes
     losses = []
     for xb, yb in batches:
         optimizer.zero_grad()
-        loss = loss_fn(model(Tensor(xb)), Tensor(yb))
-        loss.backward()
+        x, y = Tensor(xb), Tensor(yb)
+        if frozen:
+            shapes = (x.shape, y.shape)
+            if shapes not in programs:
+                programs[shapes] = freeze(loss_of, x, y)
+            loss = programs[shapes](x, y)  # forward and backward
+        else:
+            loss = loss_of(x, y)
+            loss.backward()
         optimizer.step()
         losses.append(float(loss.data))
     return losses
@@ -117,3 +136,25 @@ def train_torch(
         optimizer.step()
         losses.append(loss.item())
     return losses
+
+
+def from_scalar_mlp(mlp: scalar_nn.MLP) -> nn.Sequential:
+    """The tensor-engine twin of a scalar ``scalar_nn.MLP``: one ``Linear`` per
+    layer holding the same weights (row j of the weight = neuron j's ``w``), ReLU
+    between layers. Both compute the same function, one number per node or one
+    matrix per node: the course's lesson on vectorization.
+
+    >>> mlp = scalar_nn.MLP(2, [3, 1], seed=0)
+    >>> twin = from_scalar_mlp(mlp)
+    >>> x = [0.5, -1.0]
+    >>> bool(abs(mlp(x).data - float(twin(Tensor([x])).data[0, 0])) < 1e-12)
+    True
+    """
+    modules: list[nn.Module] = []
+    for k, layer in enumerate(mlp.layers):
+        neurons = layer.neurons
+        linear = nn.Linear(len(neurons[0].w), len(neurons), seed=0)
+        linear.weight.data[...] = [[w.data for w in n.w] for n in neurons]
+        linear.bias.data[...] = [n.b.data for n in neurons]
+        modules += [linear, nn.ReLU()] if k < len(mlp.layers) - 1 else [linear]
+    return nn.Sequential(*modules)

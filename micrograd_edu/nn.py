@@ -126,6 +126,7 @@ class Module:
                 yield name, module
 
     def children(self) -> Iterator[Module]:
+        """The direct sub-modules (``named_children`` without the names)."""
         for _, module in self.named_children():
             yield module
 
@@ -144,6 +145,7 @@ class Module:
             stack.extend(reversed(below))
 
     def modules(self) -> Iterator[Module]:
+        """This module and every module below it (``named_modules`` without the names)."""
         for _, module in self.named_modules():
             yield module
 
@@ -161,6 +163,7 @@ class Module:
                 yield (f"{module_name}.{name}" if module_name else name), p
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter, each once, in ``named_parameters`` order (give it to an optimiser)."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
@@ -218,7 +221,8 @@ class Module:
         for name, p in own.items():
             if name not in state:
                 continue
-            value = np.asarray(getattr(state[name], "data", state[name]), dtype=p.data.dtype)
+            value = state[name]
+            value = np.asarray(value.data if isinstance(value, Tensor) else value, p.data.dtype)
             if value.shape != p.data.shape:
                 problems.append(
                     f"shape mismatch for {name!r}: the model has {p.data.shape}, "

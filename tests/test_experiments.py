@@ -5,8 +5,14 @@ optimisers on the non-linear one."""
 import numpy as np
 import pytest
 
-from micrograd_edu import data, nn, optim
-from micrograd_edu.experiments import deep_relu_net, to_torch, train, train_torch
+from micrograd_edu import data, nn, optim, scalar_nn
+from micrograd_edu.experiments import (
+    deep_relu_net,
+    from_scalar_mlp,
+    to_torch,
+    train,
+    train_torch,
+)
 from micrograd_edu.modes import no_grad
 from micrograd_edu.tensor import Tensor, mse_loss
 
@@ -48,6 +54,19 @@ def test_nonlinear_experiment_fits_the_piecewise_function():
     assert np.sqrt(np.mean((fit - data.piecewise_truth(grid))[away] ** 2)) < 0.15
 
 
+def test_frozen_training_takes_the_same_steps_as_the_dynamic_graph():
+    batches = nonlinear_batches(2)  # 32 batches per epoch, the last one of 8 rows
+    runs = []
+    for frozen in (False, True):
+        net = deep_relu_net(seed=1)
+        losses = train(net, optim.Adam(net.parameters(), lr=1e-2), batches, frozen=frozen)
+        runs.append((losses, [p.data.copy() for p in net.parameters()]))
+    (dynamic, dynamic_params), (frozen, frozen_params) = runs
+    assert np.allclose(frozen, dynamic, rtol=1e-12, atol=0)
+    for p, q in zip(frozen_params, dynamic_params, strict=True):
+        assert np.allclose(p, q, rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize(
     "make",
     [
@@ -78,3 +97,23 @@ def test_to_torch_names_what_it_cannot_convert():
 
     with pytest.raises(TypeError, match="no PyTorch counterpart for Custom"):
         to_torch(nn.Sequential(Custom()))
+
+
+def test_scalar_and_tensor_mlps_with_the_same_weights_have_the_same_gradients():
+    mlp = scalar_nn.MLP(3, [4, 4, 1], seed=0)
+    twin = from_scalar_mlp(mlp)
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(6, 3)), rng.normal(size=(6, 1))
+    # the scalar engine: one Value per number, the loss written out by hand
+    loss = sum((mlp(list(x)) - float(y[0])) ** 2 for x, y in zip(X, Y, strict=True)) / len(X)
+    loss.backward()
+    tensor_loss = mse_loss(twin(Tensor(X)), Tensor(Y))
+    tensor_loss.backward()
+    assert float(tensor_loss.data) == pytest.approx(loss.data, rel=1e-12)
+    linears = [m for m in twin if isinstance(m, nn.Linear)]
+    for layer, linear in zip(mlp.layers, linears, strict=True):
+        w_grad = [[w.grad for w in n.w] for n in layer.neurons]
+        b_grad = [n.b.grad for n in layer.neurons]
+        assert np.allclose(linear.weight.grad, w_grad, rtol=1e-12, atol=1e-12)
+        assert np.allclose(linear.bias.grad, b_grad, rtol=1e-12, atol=1e-12)
+    assert any(np.any(lin.weight.grad != 0) for lin in linears)

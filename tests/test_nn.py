@@ -133,6 +133,10 @@ def test_module_tree_matches_pytorch():
             (n, tuple(p.shape)) for n, p in b.named_parameters()
         ]
         assert repr(a).replace("Net2", "TorchNet2") == repr(b)
+    # PyTorch's own weights, loaded into ours, give PyTorch's outputs
+    ours.load_state_dict(theirs.state_dict())
+    x = torch.randn(5, 4)
+    assert np.allclose(ours(Tensor(x.numpy())).data, theirs(x).detach().numpy(), rtol=1e-6)
     nested_ours = nn.Sequential(Net2(), nn.ModuleList([nn.Tanh(), nn.Sigmoid()]))
     nested_theirs = torch.nn.Sequential(
         TorchNet2(), torch.nn.ModuleList([torch.nn.Tanh(), torch.nn.Sigmoid()])
@@ -191,6 +195,8 @@ def test_state_dict_round_trip():
     assert b.layer0.weight.data is weight  # loaded in place
     state["layer0.weight"][0, 0] += 1.0  # the state is a copy, not a view
     assert a.layer0.weight.data[0, 0] != state["layer0.weight"][0, 0]
+    b.load_state_dict({name: Tensor(value) for name, value in state.items()})
+    assert b.layer0.weight.data[0, 0] == state["layer0.weight"][0, 0]
 
 
 def test_load_state_dict_names_every_problem():
