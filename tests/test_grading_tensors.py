@@ -216,3 +216,25 @@ def test_solutions_grade_full_and_exercises_zero_without_errors(tmp_path, name):
     assert float(solution["score"]) == points == float(solution["max_score"])
     assert solution["reason"] == ""
     assert float(released["score"]) == 0 and released["reason"] == ""
+
+
+def test_the_package_own_unbroadcast_and_engine_are_withheld_while_grading(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    cells = [
+        "import numpy as np\nfrom micrograd_edu import Tensor, unbroadcast",
+        "def matmul_backward(A, B, dC):\n"
+        "    a, b = Tensor(A, requires_grad=True), Tensor(B, requires_grad=True)\n"
+        "    (a @ b).backward(dC)\n"
+        "    return a.grad, b.grad",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.metadata["micrograd_edu"] = {"chapter": "06"}
+    path = tmp_path / "borrowed.ipynb"
+    nbformat.write(notebook, path)
+    out, results = tmp_path / "gradebook.csv", tmp_path / "results.json"
+    assert main(["grade", str(path), "--csv", str(out), "--gradescope", str(results)]) == 0
+    with open(out, newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    assert float(row["06.unbroadcast"]) == 0 and float(row["06.matmul_backward"]) == 0
+    assert float(row["score"]) == 0
+    assert "micrograd_edu.tensor.Tensor is withheld" in results.read_text()

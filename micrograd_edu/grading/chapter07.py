@@ -16,6 +16,7 @@ import numpy as np
 
 from ..numerical import jacobian
 from .arrays import compare, numerical_gradients, random_matrix
+from .chapter06 import WITHHELD
 from .registry import Case, Check, Exercise, register
 
 _NAMES = ("X", "W", "b", "dY")
@@ -88,6 +89,7 @@ JACOBIAN = register(
                 _judge_jacobian,
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -176,6 +178,7 @@ BACKWARD = register(
                 _judge_backward(("dX", "dW", "db")),
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -207,5 +210,6 @@ TORCH_LAYOUT = register(
                 _judge_backward(("dX", "db"), torch_layout=True),
             ),
         ),
+        withheld=WITHHELD,
     )
 )
