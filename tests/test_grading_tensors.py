@@ -6,17 +6,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_grading_checks import failed_checks, grade  # chapter 01's helpers, shared
 
 from micrograd_edu.cli import main
-from micrograd_edu.grading import chapter, exercise
+from micrograd_edu.grading import chapter
 from micrograd_edu.grading.arrays import as_array, numerical_gradients
-from micrograd_edu.grading.registry import draw_cases, judge, observe
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def unbroadcast(grad, shape):
-    # an independent reference: numpy's own broadcasting machinery, not the engine's
+    # written out here rather than taken from the engine (mg.unbroadcast)
     extra = grad.ndim - len(shape)
     grad = grad.sum(axis=tuple(range(extra)))
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
@@ -42,16 +42,6 @@ CORRECT = {
     "linear_backward": linear_backward,
     "torch_linear_backward": lambda x, a, b, dy: (dy @ a, dy.T @ x, dy.sum(axis=0)),
 }
-
-
-def grade(exercise_id, functions, seed="test"):
-    ex = exercise(exercise_id)
-    cases = draw_cases(ex, seed)
-    return judge(ex, cases, observe(ex, dict(functions), cases))
-
-
-def failed_checks(result):
-    return {c.name for c in result.checks if not c.passed}
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
