@@ -128,12 +128,16 @@ def evaluate(
         if not constant_last:
             check_domain(rule, MATH, *xs, grad=True)
         partials = partials[:-1]
+    # What the table does not foresee (overflow, 0.0 ** -0.5 in pow's derivative)
+    # still becomes a DomainError naming the operation and the values.
+    where = ""
     try:
         out = rule.value(MATH, *xs)
+        where = "its derivative: "
         local = tuple(partial(MATH, out, *xs) for partial in partials)
-    except ArithmeticError as error:  # overflow, 0.0 ** -0.5, ...: not foreseen by the table
+    except ArithmeticError as error:
         shown = ", ".join(repr(x) for x in xs)
-        raise DomainError(f"{rule.name}({shown}): {error}") from error
+        raise DomainError(f"{rule.name}({shown}): {where}{error}") from error
     return out, (local + (math.nan,)) if undefined_last else local
 
 
