@@ -56,6 +56,7 @@ EXPECTED = {
     "monkeypatch_grader": NOTHING,
     "forged_messages": NOTHING,
     "imports_the_answer": losing("central_difference"),
+    "notebook_idioms": FULL,  # magics, display(), a pickled dataclass
     "wrong_forward_difference": losing("forward_difference"),
     "wrong_central_difference": losing("central_difference"),
     "wrong_extrapolated_difference": losing("extrapolated_difference"),

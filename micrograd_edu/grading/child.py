@@ -15,6 +15,7 @@ import builtins
 import json
 import os
 import sys
+import types
 from typing import Any
 
 
@@ -87,7 +88,12 @@ def main(task_fd: int, result_fd: int) -> None:
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
     _withhold({name for item in task["exercises"] for name in exercise(item["id"]).withheld})
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    # A fresh __main__ as in Jupyter (pickle and dataclasses look classes up there), with
+    # the display() IPython puts in a notebook's namespace; shown output goes nowhere here.
+    main_module = types.ModuleType("__main__")
+    sys.modules["__main__"] = main_module
+    namespace = main_module.__dict__
+    namespace.update(__builtins__=builtins, display=lambda *objects, **options: None)
     skip = set(task["skip_cells"])
     for index, code in enumerate(task["cells"]):
         if index in skip or not code.strip():
