@@ -67,6 +67,16 @@ def test_frozen_training_takes_the_same_steps_as_the_dynamic_graph():
         assert np.allclose(p, q, rtol=1e-12, atol=1e-15)
 
 
+@pytest.fixture
+def torch():
+    """PyTorch on one thread: for 10x10 matrices more threads only add waiting."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield torch
+    torch.set_num_threads(threads)
+
+
 @pytest.mark.parametrize(
     "make",
     [
@@ -76,8 +86,7 @@ def test_frozen_training_takes_the_same_steps_as_the_dynamic_graph():
     ],
     ids=["sgd-momentum", "adam", "adam-decay"],
 )
-def test_losses_follow_pytorch_step_by_step(make):
-    torch = pytest.importorskip("torch")
+def test_losses_follow_pytorch_step_by_step(make, torch):
     batches = nonlinear_batches(4)[:100]
     ours = deep_relu_net(seed=1)
     theirs = to_torch(ours)
