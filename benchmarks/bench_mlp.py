@@ -21,10 +21,11 @@ import time
 
 import numpy as np
 
-from micrograd_edu import data, optim, scalar_nn
+from micrograd_edu import optim, scalar_nn
 from micrograd_edu.experiments import (
     deep_relu_net,
     from_scalar_mlp,
+    nonlinear_batches,
     to_torch,
     train,
     train_torch,
@@ -39,14 +40,8 @@ except ImportError:  # PyTorch is an optional oracle
 LR = 1e-3
 
 
-def batch_list(epochs: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    x, y = data.piecewise(seed=seed)
-    loader = data.Batches(x, y, batch_size=32, seed=seed)
-    return [batch for _ in range(epochs) for batch in loader]
-
-
-def run_engine(batches, seed: int = 0, frozen: bool = False) -> list[float]:
-    net = deep_relu_net(seed=seed)
+def run_engine(batches, frozen: bool = False) -> list[float]:
+    net = deep_relu_net()
     return train(net, optim.Adam(net.parameters(), lr=LR), batches, frozen=frozen)
 
 
@@ -84,9 +79,9 @@ def numpy_adam(params, grads, m, v, t):
         p -= (LR / c1) * (mp / (np.sqrt(vp) / c2 + 1e-8))
 
 
-def run_numpy(batches, seed: int = 0) -> list[float]:
+def run_numpy(batches) -> list[float]:
     """The baseline: forward, backward and Adam written out by hand in numpy."""
-    params = [p.data.copy() for p in deep_relu_net(seed=seed).parameters()]
+    params = [p.data.copy() for p in deep_relu_net().parameters()]
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     losses = []
@@ -97,8 +92,8 @@ def run_numpy(batches, seed: int = 0) -> list[float]:
     return losses
 
 
-def run_torch(batches, seed: int = 0) -> list[float]:
-    net = to_torch(deep_relu_net(seed=seed))
+def run_torch(batches) -> list[float]:
+    net = to_torch(deep_relu_net())
     return train_torch(net, torch.optim.Adam(net.parameters(), lr=LR), batches)
 
 
@@ -189,12 +184,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10 epochs instead of 100")
     parser.add_argument("--profile", action="store_true", help="profile the tensor engine")
     args = parser.parse_args()
-    batches = batch_list(10 if args.quick else 100)
+    batches = nonlinear_batches(10 if args.quick else 100)
     steps = len(batches)
     print(f"non-linear experiment: {steps} Adam steps, batch 32, 10 layers of width 10")
 
     (t_numpy, numpy_losses), (t_ours, our_losses), (t_frozen, frozen_losses) = timed(
-        (run_numpy, batches), (run_engine, batches), (run_engine, batches, 0, True)
+        (run_numpy, batches), (run_engine, batches), (run_engine, batches, True)
     )
     print(f"  hand-written numpy      {t_numpy:6.2f} s   final batch MSE {numpy_losses[-1]:.5f}")
     print(f"  micrograd_edu           {t_ours:6.2f} s   final batch MSE {our_losses[-1]:.5f}")

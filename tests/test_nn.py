@@ -35,6 +35,21 @@ def test_linear_forward_and_backward_match_the_closed_forms():
     assert np.allclose(layer.bias.grad, G.sum(axis=0), rtol=1e-13)  # db = Σ rows
 
 
+def test_linear_treats_leading_axes_as_more_rows():
+    rng = np.random.default_rng(5)
+    layer = nn.Linear(4, 3, seed=0)
+    x = rng.normal(size=(2, 5, 4))
+    G = rng.normal(size=(2, 5, 3))
+    X = Tensor(x, requires_grad=True)
+    upstream_loss(layer(X), G).backward()
+    rows, G_rows = x.reshape(10, 4), G.reshape(10, 3)
+    assert np.allclose(layer.weight.grad, G_rows.T @ rows, rtol=1e-13)
+    assert np.allclose(layer.bias.grad, G_rows.sum(axis=0), rtol=1e-13)
+    assert np.allclose(X.grad, G @ layer.weight.data, rtol=1e-13)
+    no_bias = nn.Linear(4, 3, bias=False, seed=0)
+    assert np.allclose(no_bias(Tensor(x)).data, x @ no_bias.weight.data.T, rtol=1e-14)
+
+
 def test_linear_gradients_match_central_differences():
     rng = np.random.default_rng(2)
     layer = nn.Linear(3, 2, seed=3)
