@@ -8,8 +8,13 @@ agree step by step (PyTorch in float64). Run as a plain script:
     python benchmarks/bench_mlp.py            # add --quick for 10 epochs
 
 Targets: the tensor engine at most 0.5x PyTorch's time and at most 1.3x the
-hand-written numpy loop. It also prints one MLP step of the scalar engine
-against the tensor engine, the ratio the course quotes on vectorization.
+hand-written numpy loop, for the dynamic graph and for ``train(frozen=True)``
+(the step traced once by ``freeze`` and replayed). The whole loop includes the
+optimiser, where micrograd_edu's Adam updates all parameters in one flat array
+and the numpy baseline goes one parameter at a time, as it is usually written;
+the per-step breakdown printed last separates forward+backward from Adam.
+It also prints one MLP step of the scalar engine against the tensor engine,
+the ratio the course quotes on vectorization.
 """
 
 from __future__ import annotations
