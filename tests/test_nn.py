@@ -245,6 +245,8 @@ def test_sequential_and_module_list_behave_like_lists():
     assert [n for n, _ in layers.named_parameters()] == ["0.weight", "0.bias", "1.weight", "1.bias"]
     with pytest.raises(IndexError, match="index 5 is out of range for 3 modules"):
         seq[5]
+    with pytest.raises(TypeError, match="Sequential: indices must be ints or slices, got 'a'"):
+        seq["a"]
     with pytest.raises(TypeError, match="ModuleList: expected a Module, got int"):
         layers.append(3)
 
