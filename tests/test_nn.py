@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from micrograd_edu import nn
 from micrograd_edu.modes import no_grad
@@ -33,6 +35,27 @@ def test_linear_forward_and_backward_match_the_closed_forms():
     assert np.allclose(X.grad, G @ W, rtol=1e-13)  # dL/dX = dL/dY · W
     assert np.allclose(layer.weight.grad, G.T @ X.data, rtol=1e-13)  # dL/dW = dL/dYᵀ · X
     assert np.allclose(layer.bias.grad, G.sum(axis=0), rtol=1e-13)  # db = Σ rows
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rows=st.integers(1, 6),
+    n_in=st.integers(1, 5),
+    n_out=st.integers(1, 5),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_linear_matches_the_closed_forms_for_any_shape(rows, n_in, n_out, bias, seed):
+    rng = np.random.default_rng(seed)
+    layer = nn.Linear(n_in, n_out, bias=bias, seed=rng)
+    X = Tensor(rng.normal(size=(rows, n_in)), requires_grad=True)
+    G = rng.normal(size=(rows, n_out))
+    upstream_loss(layer(X), G).backward()
+    W = layer.weight.data
+    assert np.allclose(X.grad, G @ W, rtol=1e-12, atol=1e-14)
+    assert np.allclose(layer.weight.grad, G.T @ X.data, rtol=1e-12, atol=1e-14)
+    if bias:
+        assert np.allclose(layer.bias.grad, G.sum(axis=0), rtol=1e-12, atol=1e-14)
 
 
 def test_linear_treats_leading_axes_as_more_rows():
