@@ -264,11 +264,13 @@ class Tensor:
             parent_grads = fn.vjp(g, node.data, xs, needs, *static)
             for parent, pg in zip(node.parents, parent_grads, strict=True):
                 if pg is None:
-                    pass
-                elif parent._fn is None:  # a leaf: its gradient is final, store it
-                    _store_grad(parent, _checked(pg, parent.data, fn.name), owned)
+                    continue
+                pdata = parent.data
+                if pg.shape != pdata.shape or pg.dtype != pdata.dtype:
+                    pg = _checked(pg, pdata, fn.name)
+                if parent._fn is None:  # a leaf: its gradient is final, store it
+                    _store_grad(parent, pg, owned)
                 else:
-                    pg = _checked(pg, parent.data, fn.name)
                     previous = grads.get(parent)
                     grads[parent] = pg if previous is None else previous + pg
 
@@ -428,6 +430,8 @@ for _name, _rule in RULES.items():
             setattr(Tensor, _attr, _method)
     elif _name == "neg":
         Tensor.__neg__ = _unary_method(ELEMENTWISE[_name])
+    elif _name == "abs":  # both x.abs() and abs(x)
+        Tensor.abs = Tensor.__abs__ = _unary_method(ELEMENTWISE[_name])
     elif _rule.arity == 1:
         setattr(Tensor, _name, _unary_method(ELEMENTWISE[_name]))
 
