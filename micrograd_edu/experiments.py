@@ -19,17 +19,31 @@ from typing import Any
 
 import numpy as np
 
-from . import init, nn, scalar_nn
+from . import data, init, nn, scalar_nn
 from .freeze import freeze
 from .init import Seed
 from .tensor import Tensor, mse_loss
 
-__all__ = ["deep_relu_net", "train", "to_torch", "train_torch", "from_scalar_mlp"]
+__all__ = [
+    "deep_relu_net",
+    "nonlinear_batches",
+    "train",
+    "to_torch",
+    "train_torch",
+    "from_scalar_mlp",
+]
 
 
-def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 0) -> nn.Sequential:
+def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 1) -> nn.Sequential:
     """``layers`` Linear layers (1 → width → … → width → 1) with ReLU between
     them; weights He-normal (fan-in), biases zero.
+
+    A network this deep and narrow depends on where it starts. Trained on
+    :func:`nonlinear_batches` (Adam, lr 1e-3), the default seed 1 ends at a
+    training MSE of 0.0126 (PyTorch reaches about 0.0125); over seeds 0 to 11
+    (for the weights and the batch order) six end below 0.02, four between
+    0.02 and 0.031, and two get stuck (0.10 and 0.44)
+    when too many ReLUs die: worth showing students, not hiding.
 
     >>> [p.shape for p in deep_relu_net(width=3, layers=2, seed=0).parameters()]
     [(3, 1), (3,), (1, 3), (1,)]
@@ -45,6 +59,20 @@ def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 0) -> nn.Se
         init.zeros_(linear.bias)
         modules += [linear, nn.ReLU()] if k < layers - 1 else [linear]
     return nn.Sequential(*modules)
+
+
+def nonlinear_batches(epochs: int = 100, *, seed: Seed = 1) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The non-linear experiment's batches: the 1000 points of
+    ``data.piecewise(seed=0)`` in mini-batches of 32, reshuffled at each epoch
+    (32 batches per epoch, the last one of 8 rows).
+
+    >>> batches = nonlinear_batches(2)
+    >>> len(batches), batches[0][0].shape, batches[-1][0].shape
+    (64, (32, 1), (8, 1))
+    """
+    x, y = data.piecewise(seed=0)
+    loader = data.Batches(x, y, batch_size=32, seed=seed)
+    return [batch for _ in range(epochs) for batch in loader]
 
 
 def train(

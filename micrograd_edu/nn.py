@@ -269,14 +269,15 @@ def _linear_vjp(g: np.ndarray, out: np.ndarray, xs: tuple, needs: tuple) -> tupl
     # The closed forms of the linear-layer lesson, with rows as samples:
     # dL/dX = G·W, dL/dW = Gᵀ·X, dL/db = the sum of G's rows.
     x, w = xs[0], xs[1]
-    g2 = g.reshape(-1, w.shape[0])  # any leading axes are more rows
-    grads = [
-        g @ w if needs[0] else None,
-        g2.T @ x.reshape(-1, w.shape[1]) if needs[1] else None,
-    ]
-    if len(xs) == 3:
-        grads.append(g2.sum(axis=0) if needs[2] else None)
-    return tuple(grads)
+    if g.ndim != 2:  # any leading axes are more rows
+        g2, x2 = g.reshape(-1, w.shape[0]), x.reshape(-1, w.shape[1])
+    else:
+        g2, x2 = g, x
+    gx = g @ w if needs[0] else None
+    gw = g2.T @ x2 if needs[1] else None
+    if len(xs) == 2:
+        return gx, gw
+    return gx, gw, (g2.sum(axis=0) if needs[2] else None)
 
 
 # One graph node per layer instead of three (transpose, matmul, add): a deep
@@ -378,12 +379,13 @@ class ModuleList(Module):
         items = list(self._modules.values())
         if isinstance(index, slice):
             return type(self)(items[index])
-        try:
-            return items[index]
-        except (IndexError, TypeError):
+        if not isinstance(index, (int, np.integer)):
+            raise TypeError(f"{type(self).__name__}: indices must be ints or slices, got {index!r}")
+        if not -len(items) <= index < len(items):
             raise IndexError(
-                f"{type(self).__name__}: index {index!r} is out of range for {len(items)} modules"
-            ) from None
+                f"{type(self).__name__}: index {index} is out of range for {len(items)} modules"
+            )
+        return items[index]
 
 
 class Sequential(ModuleList):

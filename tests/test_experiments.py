@@ -9,6 +9,7 @@ from micrograd_edu import data, nn, optim, scalar_nn
 from micrograd_edu.experiments import (
     deep_relu_net,
     from_scalar_mlp,
+    nonlinear_batches,
     to_torch,
     train,
     train_torch,
@@ -29,16 +30,10 @@ def test_linear_experiment_recovers_beta_with_momentum_sgd():
     assert losses[-1] == pytest.approx(0.01, rel=0.05)  # the noise variance σ² = 0.1²
 
 
-def nonlinear_batches(epochs, seed=1):
-    x, y = data.piecewise(seed=0)
-    loader = data.Batches(x, y, batch_size=32, seed=seed)
-    return [batch for _ in range(epochs) for batch in loader]
-
-
 def test_nonlinear_experiment_fits_the_piecewise_function():
     # The full run: 100 epochs of 32 batches, about a second.
-    x, y = data.piecewise(seed=0)
-    net = deep_relu_net(seed=1)
+    x, y = data.piecewise(seed=0)  # the points nonlinear_batches draws from
+    net = deep_relu_net()
     losses = train(net, optim.Adam(net.parameters(), lr=1e-3), nonlinear_batches(100))
     assert len(losses) == 3200
     epochs = np.array(losses).reshape(100, 32).mean(axis=1)
@@ -58,13 +53,23 @@ def test_frozen_training_takes_the_same_steps_as_the_dynamic_graph():
     batches = nonlinear_batches(2)  # 32 batches per epoch, the last one of 8 rows
     runs = []
     for frozen in (False, True):
-        net = deep_relu_net(seed=1)
+        net = deep_relu_net()
         losses = train(net, optim.Adam(net.parameters(), lr=1e-2), batches, frozen=frozen)
         runs.append((losses, [p.data.copy() for p in net.parameters()]))
     (dynamic, dynamic_params), (frozen, frozen_params) = runs
     assert np.allclose(frozen, dynamic, rtol=1e-12, atol=0)
     for p, q in zip(frozen_params, dynamic_params, strict=True):
         assert np.allclose(p, q, rtol=1e-12, atol=1e-15)
+
+
+@pytest.fixture
+def torch():
+    """PyTorch on one thread: for 10x10 matrices more threads only add waiting."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield torch
+    torch.set_num_threads(threads)
 
 
 @pytest.mark.parametrize(
@@ -76,10 +81,9 @@ def test_frozen_training_takes_the_same_steps_as_the_dynamic_graph():
     ],
     ids=["sgd-momentum", "adam", "adam-decay"],
 )
-def test_losses_follow_pytorch_step_by_step(make):
-    torch = pytest.importorskip("torch")
+def test_losses_follow_pytorch_step_by_step(make, torch):
     batches = nonlinear_batches(4)[:100]
-    ours = deep_relu_net(seed=1)
+    ours = deep_relu_net()
     theirs = to_torch(ours)
     our_losses = train(ours, make(optim, list(ours.parameters())), batches)
     their_losses = train_torch(theirs, make(torch.optim, theirs.parameters()), batches)
@@ -117,3 +121,8 @@ def test_scalar_and_tensor_mlps_with_the_same_weights_have_the_same_gradients():
         assert np.allclose(linear.weight.grad, w_grad, rtol=1e-12, atol=1e-12)
         assert np.allclose(linear.bias.grad, b_grad, rtol=1e-12, atol=1e-12)
     assert any(np.any(lin.weight.grad != 0) for lin in linears)
+
+
+def test_deep_relu_net_needs_two_layers():
+    with pytest.raises(ValueError, match="layers must be at least 2, got 1"):
+        deep_relu_net(layers=1)
