@@ -212,3 +212,87 @@ def test_float32_is_kept():
     assert y.dtype == np.float32
     y.backward()
     assert x.grad.dtype == np.float32
+
+
+def test_transpose_swaps_like_torch_and_permute_reorders():
+    x0 = RNG.normal(size=(2, 3, 4))
+    x = leaf(x0)
+    assert x.transpose(0, 1).shape == (3, 2, 4)
+    assert leaf(np.ones((2, 3))).transpose(0, 1).shape == (3, 2)
+    assert x.permute(2, 0, 1).shape == (4, 2, 3) and x.T.shape == (4, 3, 2)
+    w = RNG.normal(size=(4, 2, 3))
+    (x.permute(2, 0, 1) * Tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad, np.transpose(w, (1, 2, 0)))
+
+
+def test_basic_and_fancy_indexing_against_central_differences():
+    x0 = RNG.normal(size=(3, 4))
+    x = leaf(x0)
+    w1, w2 = RNG.normal(size=(2, 2)), RNG.normal(size=3)
+    mask = x0 > 0
+    y = (x[1:, ::2] * Tensor(w1)).sum() + (x[[0, 2, 0], [1, 1, 1]] * Tensor(w2)).sum()
+    y = y + x[Tensor(mask)].sum() + x[..., None][2, 3, 0]
+    y.backward()
+
+    def f(v):
+        return (
+            (v[1:, ::2] * w1).sum() + (v[[0, 2, 0], [1, 1, 1]] * w2).sum() + v[mask].sum() + v[2, 3]
+        )
+
+    np.testing.assert_allclose(x.grad, central_gradient(f, x0), atol=1e-7)
+
+
+def test_small_api_like_torch():
+    x = Tensor([[1.0, -2.0, 3.0]], requires_grad=True)
+    assert x.size() == (1, 3) and x.size(1) == 3 and x.numel() == 3 and len(x) == 1
+    assert x.ndim == 2 and x.dtype == np.float64
+    assert abs(x).data.tolist() == [[1.0, 2.0, 3.0]]
+    assert x.argmax(dim=1).data.tolist() == [2]
+    assert ((x > 0) == Tensor([[True, False, True]])).data.all()
+    assert x.sum().item() == 2.0 and float(x.sum()) == 2.0
+    d = x.detach()
+    assert not d.requires_grad and d.numpy() is x.numpy()
+    y = x * 2
+    assert y.grad_fn.next_functions == (None, None)  # two leaves: x and the constant 2
+    assert Tensor([1, 2]).dtype == np.float64  # Python numbers become float64
+    assert Tensor(np.array([1, 2])).dtype == np.int64  # numpy arrays keep theirs
+    assert Tensor([1, 2], dtype=np.float32).dtype == np.float32
+
+
+def test_grad_fn_names():
+    x = leaf(np.ones((2, 2)))
+    assert repr((x @ x).grad_fn) == "<MatmulBackward>"
+    assert repr(x.log_softmax().grad_fn) == "<LogSoftmaxBackward>"
+    assert (x * 2).sum().grad_fn.next_functions[0].name() == "MulBackward"
+
+
+FLOAT32_OPS = {
+    "elementwise": lambda x: ((x * 2 - 1) / 3) ** 2 + x.exp().log() + x.sigmoid() + x.relu(),
+    "matmul": lambda x: x @ x.T,
+    "reductions": lambda x: x.sum(axis=0) + x.mean(axis=0) + x.max(axis=0),
+    "shapes": lambda x: x.reshape(-1)[[0, 1, 1]],
+    "softmax": lambda x: x.softmax(axis=1) + x.log_softmax(axis=1),
+    "join": lambda x: concatenate([x, x]) + stack([x, x]).sum(axis=0).sum(axis=0),
+    "trace": lambda x: (x @ x.T).trace(),
+    "cross_entropy": lambda x: cross_entropy(x, np.array([0, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_OPS))
+def test_float32_gradients_come_out_float32_without_casting(name):
+    x = Tensor(RNG.uniform(0.5, 1.5, size=(2, 2)).astype(np.float32), requires_grad=True)
+    y = FLOAT32_OPS[name](x)
+    assert y.dtype == np.float32
+    seen = set()
+    stack_ = [y]
+    while stack_:  # every recorded node's vjp, called directly (backward would cast)
+        node = stack_.pop()
+        if node._fn is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        xs, needs, static = node._saved
+        grads = node._fn.vjp(np.ones_like(node.data), node.data, xs, needs, *static)
+        for parent, g in zip(node.parents, grads, strict=True):
+            if g is not None:
+                assert g.dtype == np.float32, (node.op, g.dtype)
+            stack_.append(parent)
