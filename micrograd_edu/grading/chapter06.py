@@ -39,7 +39,7 @@ def _unbroadcast_cases(pairs: list[tuple[str, str]]):
             size = {letter: rng.randint(2, 5) for letter in "mnk"}
 
             def shape(pattern: str, size: dict = size) -> list[int]:
-                return [size.get(c, 1) for c in pattern if c != " "]
+                return [size.get(c, 1) for c in pattern]
 
             out.append(
                 {
