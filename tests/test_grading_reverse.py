@@ -1,6 +1,7 @@
 """Chapters 04 and 05's checks: correct answers pass on any seed, each mistake
 fails the check aimed at it (with a hint), and exercises stay independent."""
 
+import csv
 import math
 
 import pytest
@@ -349,3 +350,21 @@ def test_vjp_mistakes():
     assert "vᵀJ matches a numerical Jacobian" in failed(grade("05.vjp", {"vjp": vjp_ignoring_v}))
     by_columns = grade("05.vjp", {"vjp": vjp_by_columns})
     assert failed(by_columns) == {"one evaluation of f"}
+
+
+@pytest.mark.parametrize("name", ["04_reverse", "05_forward_vs_reverse"])
+def test_solution_grades_full_and_exercise_zero_without_errors(tmp_path, name):
+    pytest.importorskip("resource")  # the batch grader is POSIX only
+    from pathlib import Path
+
+    from micrograd_edu.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "gradebook.csv"
+    notebooks = [str(root / folder / f"{name}.ipynb") for folder in ("solutions", "exercises")]
+    assert main(["grade", *notebooks, "--chapter", name[:2], "--csv", str(out)]) == 0
+    with open(out, newline="") as f:
+        solution, student = list(csv.DictReader(f))
+    assert float(solution["score"]) == float(solution["max_score"]) > 0
+    assert float(student["score"]) == 0
+    assert solution["reason"] == student["reason"] == ""

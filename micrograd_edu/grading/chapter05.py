@@ -21,6 +21,10 @@ from .registry import Case, Check, Exercise, register
 # --- 05.jacobian_cost ------------------------------------------------------------
 
 
+def _reference_cost(n: int, m: int, ops: int) -> tuple[int, int]:
+    return n * ops, (1 + m) * ops
+
+
 def _shapes(rng: random.Random) -> list[Case]:
     return [
         {"n": rng.randint(1, 400), "m": rng.randint(1, 400), "ops": rng.randint(5, 5000)}
@@ -39,7 +43,7 @@ def _judge_cost(which: int) -> Callable[[Case, dict], str | None]:
         if cost is None:
             return f"returned {describe(seen.get('cost'))}; expected (forward, reverse)"
         n, m, ops = case["n"], case["m"], case["ops"]
-        want = (n * ops, (1 + m) * ops)[which]
+        want = _reference_cost(n, m, ops)[which]
         if cost[which] == want:
             return None
         mode = ("forward", "reverse")[which]
@@ -139,6 +143,7 @@ CHOOSE_MODE = register(
                 _judge_choice,
             ),
         ),
+        requires={"jacobian_cost": _reference_cost},
     )
 )
 
