@@ -6,7 +6,7 @@
 * ``micrograd-edu gradescope-bundle``: the autograder zip for Gradescope.
 """
 
-from . import chapter01, chapter04, chapter05  # noqa: F401  (register their exercises)
+from . import chapter01, chapter01_gradient, chapter04, chapter05  # noqa: F401  (they register their exercises)
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
 
