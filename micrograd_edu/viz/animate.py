@@ -132,8 +132,8 @@ def animate(root: Any, rankdir: str = "LR", max_nodes: int = 60, interval: int =
     >>> a = V(3.0, label="a"); y = V(9.0, "mul", a, a)
     >>> anim = animate(y)
     >>> anim
-    <Animation: 4 frames>
+    <Animation: 5 frames>
     >>> anim.show(1)
-    'step 2/4 (forward): v₁ = v₀ × v₀ = 9'
+    'step 2/5 (forward): v₁ = v₀ × v₀ = 9'
     """
     return Animation(frames(root, max_nodes=max_nodes), rankdir=rankdir, interval=interval)
