@@ -368,3 +368,19 @@ def test_solution_grades_full_and_exercise_zero_without_errors(tmp_path, name):
     assert float(solution["score"]) == float(solution["max_score"]) > 0
     assert float(student["score"]) == 0
     assert solution["reason"] == student["reason"] == ""
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "solutions", "exercises"])
+@pytest.mark.parametrize("name", ["04_reverse", "05_forward_vs_reverse"])
+def test_chapter_notebooks_are_committed_clean(folder, name):
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / folder / f"{name}.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    ids = [cell.get("id") for cell in nb["cells"]]
+    assert all(ids) and len(set(ids)) == len(ids)
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
