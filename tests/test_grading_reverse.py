@@ -370,6 +370,26 @@ def test_solution_grades_full_and_exercise_zero_without_errors(tmp_path, name):
     assert solution["reason"] == student["reason"] == ""
 
 
+def test_the_packages_topological_order_is_withheld_from_submissions(tmp_path):
+    pytest.importorskip("resource")
+    from pathlib import Path
+
+    from micrograd_edu.cli import main
+    from micrograd_edu.grading.notebook import dumps, read_notebook
+
+    root = Path(__file__).resolve().parents[1]
+    nb = read_notebook(root / "solutions" / "04_reverse.ipynb")
+    cell = next(c for c in nb["cells"] if c.get("id") == "order-code")
+    cell["source"] = "from micrograd_edu import topological_order\n"
+    (tmp_path / "imports_the_answer.ipynb").write_text(dumps(nb), encoding="utf-8")
+    out = tmp_path / "gradebook.csv"
+    assert main(["grade", str(tmp_path / "imports_the_answer.ipynb"), "--csv", str(out)]) == 0
+    with open(out, newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    assert float(row["04.topological_order"]) == 0
+    assert all(float(row[f"04.{name}"]) == 2 for name in ("mul", "tanh", "backward"))
+
+
 @pytest.mark.parametrize("folder", ["notebooks", "solutions", "exercises"])
 @pytest.mark.parametrize("name", ["04_reverse", "05_forward_vs_reverse"])
 def test_chapter_notebooks_are_committed_clean(folder, name):
