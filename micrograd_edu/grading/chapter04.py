@@ -192,7 +192,8 @@ def _judge_order(case: Case, seen: dict) -> str | None:
     return None
 
 
-def _order_cases(make: Callable[[random.Random], Graph], count: int) -> Callable:
+def _graph_cases(make: Callable[[random.Random], Graph], count: int) -> Callable:
+    """``count`` cases, each a graph drawn by ``make`` (for topological_order and backward)."""
     return lambda rng: [{"graph": make(rng)} for _ in range(count)]
 
 
@@ -209,7 +210,7 @@ TOPOLOGICAL_ORDER = register(
                 "diamonds: shared nodes appear once",
                 "a node reached along two paths (or used twice, as in x * x) must be "
                 "listed once: keep a set of visited nodes",
-                _order_cases(lambda rng: _diamonds(rng, rng.randint(2, 8)), 3),
+                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 8)), 3),
                 _run_order,
                 _judge_order,
             ),
@@ -217,7 +218,7 @@ TOPOLOGICAL_ORDER = register(
                 "every node after its parents",
                 "append a node only once all of its parents are placed (post-order), "
                 "and follow .parents, not only the first parent",
-                _order_cases(lambda rng: _random_dag(rng, rng.randint(1, 4), 25), 4),
+                _graph_cases(lambda rng: _random_dag(rng, rng.randint(1, 4), 25), 4),
                 _run_order,
                 _judge_order,
             ),
@@ -225,7 +226,7 @@ TOPOLOGICAL_ORDER = register(
                 "a chain of 5000 nodes",
                 "a recursive depth-first search raises RecursionError past about 1000 "
                 "levels: keep your own stack (a list) of nodes still to finish",
-                _order_cases(lambda rng: _chain(rng, 5000), 1),
+                _graph_cases(lambda rng: _chain(rng, 5000), 1),
                 _run_order,
                 _judge_order,
             ),
@@ -479,10 +480,6 @@ def _judge_backward(case: Case, seen: dict) -> str | None:
     return f"the inputs' gradients differ from central differences ({len(g)}-node graph)"
 
 
-def _backward_cases(make: Callable[[random.Random], Graph], count: int) -> Callable:
-    return lambda rng: [{"graph": make(rng)} for _ in range(count)]
-
-
 BACKWARD = register(
     Exercise(
         "04.backward",
@@ -496,7 +493,7 @@ BACKWARD = register(
                 "a single operation: the output's grad is seeded with 1",
                 "start with root.grad = 1.0: d out / d out = 1, and every other gradient "
                 "is a multiple of it",
-                _backward_cases(lambda rng: _random_dag(rng, 2, 1), 3),
+                _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
                 _run_backward,
                 _judge_backward,
             ),
@@ -504,21 +501,21 @@ BACKWARD = register(
                 "diamonds: each node passes its gradient on once it is complete",
                 "walk reversed(topological_order(root)): the output first, so a node "
                 "receives everything from its children before its _backward runs",
-                _backward_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
+                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
                 _run_backward,
                 _judge_backward,
             ),
             Check(
                 "random graphs with shared nodes",
                 "call each node's _backward exactly once, in reverse topological order",
-                _backward_cases(lambda rng: _random_dag(rng, rng.randint(2, 4), 20), 4),
+                _graph_cases(lambda rng: _random_dag(rng, rng.randint(2, 4), 20), 4),
                 _run_backward,
                 _judge_backward,
             ),
             Check(
                 "a chain of 3000 nodes",
                 "loop over the order; a recursive backward raises RecursionError on long chains",
-                _backward_cases(lambda rng: _chain(rng, 3000), 1),
+                _graph_cases(lambda rng: _chain(rng, 3000), 1),
                 _run_backward,
                 _judge_backward,
             ),
