@@ -28,6 +28,23 @@ def topological_order(root):
     return order
 
 
+def marking_order(root):
+    # correct, marking visited nodes with an attribute instead of a set
+    order, stack = [], [(root, iter(root.parents))]
+    root.seen = True
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if not getattr(parent, "seen", False):
+                parent.seen = True
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
 def recursive_order(root):
     order, seen = [], set()
 
@@ -213,6 +230,10 @@ def test_topological_order_mistakes(wrong, failing):
     if failing is not None:
         assert failing <= failed(result)
     assert all(c.hint for c in result.checks if not c.passed)
+
+
+def test_marking_nodes_with_an_attribute_is_fine():
+    assert grade("04.topological_order", {"topological_order": marking_order}).passed
 
 
 def test_recursion_error_is_named_in_the_reason():

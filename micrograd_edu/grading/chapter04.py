@@ -109,9 +109,10 @@ def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
 
 
 class _Node:
-    """A plain node for topological_order: the graph protocol and nothing more."""
+    """A plain node for topological_order: the graph protocol and nothing more.
 
-    __slots__ = ("parents", "op", "data", "grad", "label")
+    No ``__slots__``: a student may mark a node as visited with an attribute of its own.
+    """
 
     def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
         self.parents, self.op, self.data, self.grad, self.label = parents, op, data, 0.0, ""
@@ -119,8 +120,6 @@ class _Node:
 
 class _ClosureNode(_Node):
     """A micrograd-style node: its ``_backward`` adds local derivative x grad to its parents."""
-
-    __slots__ = ("_backward",)
 
     def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
         super().__init__(op, parents, data)
