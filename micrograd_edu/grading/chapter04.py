@@ -237,50 +237,40 @@ TOPOLOGICAL_ORDER = register(
 
 # --- 04.mul and 04.tanh: MyValue's operations ------------------------------------
 
-# An expression over MyValues, written once: ("mul", i, j) | ("tanh", i) |
-# ("add", i, j) | ("const", c) with indices into the list built so far
-# (the leaves come first).
+# An expression as plain data: a list of steps ["mul", i, j] | ["add", i, j] |
+# ["tanh", i] | ["rmul", i, c] (c * node i) | ["mulc", i, c] (node i * c), with
+# indices into the list built so far (the leaves come first). The same steps run
+# on the student's MyValues and, for the judge, on floats.
 
 
-def _apply(step: list[Any], made: list[Any]) -> Any:
-    op = step[0]
+def _apply(step: list[Any], made: list[Any], tanh: Callable[[Any], Any]) -> Any:
+    op, i = step[0], step[1]
     if op == "mul":
-        return made[step[1]] * made[step[2]]
+        return made[i] * made[step[2]]
     if op == "rmul":
-        return step[2] * made[step[1]]
+        return step[2] * made[i]
     if op == "mulc":
-        return made[step[1]] * step[2]
+        return made[i] * step[2]
     if op == "add":
-        return made[step[1]] + made[step[2]]
-    return made[step[1]].tanh()
+        return made[i] + made[step[2]]
+    return tanh(made[i])
 
 
 def _run_expression(functions: dict, case: Case) -> dict:
     make = functions["MyValue"]
     made = [make(x) for x in case["leaves"]]
     for step in case["steps"]:
-        made.append(_apply(step, made))
+        made.append(_apply(step, made, lambda v: v.tanh()))
     out = made[-1]
     value = out.data
     reference_backward(out)
     return {"value": value, "grads": [leaf.grad for leaf in made[: len(case["leaves"])]]}
 
 
-def _float_step(step: list[Any], made: list[float]) -> float:
-    op = step[0]
-    if op == "mul":
-        return made[step[1]] * made[step[2]]
-    if op in ("rmul", "mulc"):
-        return made[step[1]] * step[2]
-    if op == "add":
-        return made[step[1]] + made[step[2]]
-    return math.tanh(made[step[1]])
-
-
 def _float_expression(case: Case, leaves: list[float]) -> float:
     made = list(leaves)
     for step in case["steps"]:
-        made.append(_float_step(step, made))
+        made.append(_apply(step, made, math.tanh))
     return made[-1]
 
 
