@@ -11,38 +11,41 @@ from micrograd_edu.grading import chapter, exercise
 from micrograd_edu.grading.registry import draw_cases, judge, observe
 
 
-def topological_order(root):
-    order, placed, stack = [], set(), [(root, iter(root.parents))]
-    placed_or_open = {id(root)}
+def post_order(root, first_visit):
+    """Iterative depth-first post-order; ``first_visit(node)`` says whether to enter node."""
+    order, stack = [], [(root, iter(root.parents))]
+    first_visit(root)
     while stack:
         node, parents = stack[-1]
         for parent in parents:
-            if id(parent) not in placed_or_open:
-                placed_or_open.add(id(parent))
+            if first_visit(parent):
                 stack.append((parent, iter(parent.parents)))
                 break
         else:
             stack.pop()
-            placed.add(id(node))
             order.append(node)
     return order
+
+
+def topological_order(root):
+    seen = set()
+
+    def first_visit(node):
+        new = id(node) not in seen
+        seen.add(id(node))
+        return new
+
+    return post_order(root, first_visit)
 
 
 def marking_order(root):
     # correct, marking visited nodes with an attribute instead of a set
-    order, stack = [], [(root, iter(root.parents))]
-    root.seen = True
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
-            if not getattr(parent, "seen", False):
-                parent.seen = True
-                stack.append((parent, iter(parent.parents)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
+    def first_visit(node):
+        new = not getattr(node, "seen", False)
+        node.seen = True
+        return new
+
+    return post_order(root, first_visit)
 
 
 def recursive_order(root):
@@ -60,16 +63,7 @@ def recursive_order(root):
 
 
 def no_visited_set(root):
-    order, stack = [], [(root, iter(root.parents))]
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
-            stack.append((parent, iter(parent.parents)))
-            break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
+    return post_order(root, lambda node: True)
 
 
 def pre_order(root):
