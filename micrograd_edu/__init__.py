@@ -25,22 +25,26 @@ __version__ = "0.1.0"
 
 __all__ = [
     "RULES",
-    "check",
     "DomainError",
-    "doctor",
-    "topological_order",
+    "Dual",
+    "Symbol",
+    "Value",
+    "__version__",
     "central_difference",
+    "check",
+    "diff",
+    "doctor",
+    "functions",
+    "gradcheck",
     "gradient",
     "jacobian",
-    "gradcheck",
-    "step_size_study",
-    "Symbol",
-    "diff",
+    "jacobian_forward",
+    "jvp",
     "simplify",
     "size",
-    "__version__",
+    "step_size_study",
+    "topological_order",
 ]
-__all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
 __all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
