@@ -6,7 +6,10 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
+from . import functions
 from .doctor import doctor
+from .engine import Value
+from .forward import Dual, jacobian_forward, jvp
 from .graph import topological_order
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
 from .rules import RULES, DomainError
@@ -30,3 +33,4 @@ __all__ = [
     "size",
     "__version__",
 ]
+__all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
