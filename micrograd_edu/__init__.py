@@ -10,10 +10,15 @@ from . import functions
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
+from .function import Function
 from .graph import topological_order
+from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
+from .ops import ShapeError, unbroadcast
 from .rules import RULES, DomainError
 from .symbolic import Symbol, diff, simplify, size
+from .tensor import Tensor, tensor
+from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 
 __version__ = "0.1.0"
 
@@ -34,3 +39,6 @@ __all__ = [
     "__version__",
 ]
 __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
+__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
+__all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
+__all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
