@@ -11,6 +11,7 @@ from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
 from .function import Function
+from .grading import check
 from .graph import topological_order
 from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
@@ -42,3 +43,4 @@ __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
 __all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
+__all__ += ["check"]

@@ -15,6 +15,47 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _release(args: argparse.Namespace) -> int:
+    from .grading.release import release
+
+    changed = release(args.solutions, args.exercises, check=args.check)
+    for path in changed:
+        print(f"{'out of date' if args.check else 'wrote'}: {path}")
+    if args.check and changed:
+        print("exercises/ is out of date: run `micrograd-edu release`", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from .grading.batch import Limits
+    from .grading.gradebook import grade_all, progress_bar
+
+    if not (args.csv or args.gradescope):
+        print("grade: give --csv FILE and/or --gradescope FILE to write", file=sys.stderr)
+        return 2
+    rows = grade_all(
+        args.submissions,
+        chapter_number=args.chapter,
+        csv_path=args.csv,
+        gradescope_path=args.gradescope,
+        workers=args.workers,
+        limits=Limits(timeout=args.timeout, memory_mb=args.memory),
+        seed=args.seed,
+        progress=progress_bar,
+    )
+    for row in rows:
+        print(f"{row.submission}: {row.score:g}/{row.max_score:g}")
+    return 0
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    from .grading.gradescope import bundle
+
+    print(f"wrote {bundle(args.chapter, args.output or f'autograder_{args.chapter}.zip')}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="micrograd-edu", description="The micrograd_edu course's tools."
@@ -22,6 +63,38 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     doctor = commands.add_parser("doctor", help="check that this machine is ready for the course")
     doctor.set_defaults(run=_doctor)
+
+    release = commands.add_parser("release", help="write exercises/ from solutions/")
+    release.add_argument("--check", action="store_true", help="fail if exercises/ is out of date")
+    release.add_argument("--solutions", default="solutions", help="default: solutions")
+    release.add_argument("--exercises", default="exercises", help="default: exercises")
+    release.set_defaults(run=_release)
+
+    grade = commands.add_parser(
+        "grade",
+        help="grade submitted notebooks into a gradebook (POSIX only)",
+        description="Each submission runs in its own process with time and memory limits. "
+        "With one submission --gradescope writes Gradescope's results.json; with several, "
+        "a JSON object mapping each submission's file name to such a result.",
+    )
+    grade.add_argument("submissions", nargs="+", help="notebooks, or folders of notebooks")
+    grade.add_argument("--csv", help="gradebook CSV to write (rows appear as they finish)")
+    grade.add_argument("--gradescope", help="results.json to write in Gradescope's format")
+    grade.add_argument("--chapter", help="chapter to grade (default: from each notebook)")
+    grade.add_argument("--workers", type=int, default=2, help="processes at once (default 2)")
+    grade.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds for the cells, and per exercise"
+    )
+    grade.add_argument("--memory", type=int, default=1024, help="MB per submission (default 1024)")
+    grade.add_argument("--seed", help="fix the secret seed (to reproduce a run)")
+    grade.set_defaults(run=_grade)
+
+    gradescope = commands.add_parser(
+        "gradescope-bundle", help="write the Gradescope autograder zip for a chapter"
+    )
+    gradescope.add_argument("chapter", help='chapter number, e.g. "01"')
+    gradescope.add_argument("-o", "--output", help="default: autograder_CHAPTER.zip")
+    gradescope.set_defaults(run=_bundle)
     return parser
 
 

@@ -1,0 +1,13 @@
+"""Auto-graded exercises: one registry, feedback in the notebook, a batch grader.
+
+* :func:`check` (in a notebook): ``check("01.central_difference")``;
+* ``micrograd-edu release``: ``exercises/`` from ``solutions/``;
+* ``micrograd-edu grade``: a folder of submissions into a gradebook;
+* ``micrograd-edu gradescope-bundle``: the autograder zip for Gradescope.
+"""
+
+from . import chapter01  # noqa: F401  (registers its exercises)
+from .feedback import check
+from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
+
+__all__ = ["EXERCISES", "Check", "Exercise", "chapter", "check", "exercise", "register"]

@@ -1,0 +1,276 @@
+"""The authoritative grader: each submission in its own process, judged in this one.
+
+For each submission the parent draws the cases from a secret seed, starts a
+child (:mod:`.child`) with memory and file-size limits, hands it the code and
+the cases through a pipe, and reads back plain observations tagged with a
+fresh nonce. Only lines carrying that nonce count. The parent judges every
+observation against its oracles, so a cheating object, a patched ``check``, a
+printed "PASSED" or a forged file earns nothing.
+
+When the child dies or runs past its time limit, the cell or exercise it was
+in scores 0 with the reason, and a new child carries on without it: one
+broken exercise never costs the others. POSIX only (``resource``, process
+groups); on Windows grade inside WSL or on Gradescope.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .notebook import NotebookError, code_cells, read_notebook
+from .registry import Exercise, ExerciseResult, broken, draw_cases, judge
+
+__all__ = ["Limits", "Row", "grade_submission", "require_posix"]
+
+_MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = 10.0  # seconds for the notebook's cells, and again for each exercise
+    memory_mb: int = 1024
+    file_mb: int = 16
+
+
+@dataclass
+class Row:
+    """One submission's line of the gradebook."""
+
+    submission: str
+    results: list[ExerciseResult]
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return sum(r.score for r in self.results)
+
+    @property
+    def max_score(self) -> float:
+        return sum(r.max_score for r in self.results)
+
+    @property
+    def reason(self) -> str:
+        parts = list(self.notes)
+        parts += [
+            f"{r.id}: {r.reason}"
+            for r in self.results
+            if r.status == "broken" and r.reason not in self.notes
+        ]
+        return "; ".join(parts)[:1000]
+
+
+def require_posix() -> None:
+    """Raise a clear error where the batch grader cannot isolate submissions."""
+    if os.name != "posix":
+        raise OSError(
+            "micrograd-edu grade needs a POSIX system (Linux or macOS) to limit each "
+            "submission's memory and time; on Windows run it inside WSL, or grade on "
+            "Gradescope (micrograd-edu gradescope-bundle)"
+        )
+
+
+@dataclass
+class _Attempt:
+    observed: dict[str, object] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # exercise id -> what escaped observe
+    cell_errors: dict[int, str] = field(default_factory=dict)
+    blame: tuple[str, object] | None = None  # ("cell", index) / ("exercise", id) / ("start", None)
+    why: str = ""
+
+
+def grade_submission(
+    path: str | Path, exercises: Sequence[Exercise], seed: str, limits: Limits = Limits()
+) -> Row:
+    """Grade one notebook; whatever the submission does, return its row."""
+    started = time.perf_counter()
+    name = Path(path).name
+    try:
+        cells = code_cells(read_notebook(path))
+    except NotebookError as error:
+        return Row(name, [broken(ex, str(error)) for ex in exercises], [str(error)])
+    cases = {ex.id: draw_cases(ex, seed) for ex in exercises}
+    results: dict[str, ExerciseResult] = {}
+    skip: set[int] = set()
+    notes: dict[int, str] = {}
+    for _ in range(len(cells) + len(exercises) + 1):
+        pending = [ex for ex in exercises if ex.id not in results]
+        if not pending:
+            break
+        attempt = _run(cells, skip, pending, cases, limits)
+        notes.update(attempt.cell_errors)
+        for ex in pending:
+            if ex.id in attempt.errors:
+                results[ex.id] = broken(ex, attempt.errors[ex.id])
+            elif ex.id in attempt.observed:
+                results[ex.id] = judge(ex, cases[ex.id], attempt.observed[ex.id])
+        # Every round settles something: a cell to skip, an exercise, or all that is left.
+        kind, key = attempt.blame or (None, None)
+        if kind == "cell" and isinstance(key, int) and key not in skip:
+            skip.add(key)
+            notes[key] = attempt.why
+        elif kind == "exercise" and key in {ex.id for ex in pending} and key not in results:
+            results[key] = broken(_find(exercises, key), attempt.why)
+        else:
+            for ex in pending:
+                results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
+    row_notes = [f"cell {i}: {why}" for i, why in sorted(notes.items())]
+    ordered = [results[ex.id] for ex in exercises]
+    return Row(name, ordered, row_notes, time.perf_counter() - started)
+
+
+def _find(exercises: Sequence[Exercise], exercise_id: object) -> Exercise:
+    return next(ex for ex in exercises if ex.id == exercise_id)
+
+
+def _child_env(home: str) -> dict[str, str]:
+    package_root = str(Path(__file__).resolve().parents[2])
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": home,
+        "PYTHONPATH": package_root,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "LANG": "C.UTF-8",
+    }
+
+
+def _run(
+    cells: list[str],
+    skip: set[int],
+    pending: list[Exercise],
+    cases: dict[str, list],
+    limits: Limits,
+) -> _Attempt:
+    """One child process: run the cells, observe the pending exercises."""
+    nonce = secrets.token_hex(16)
+    task = {
+        "nonce": nonce,
+        "cells": cells,
+        "skip_cells": sorted(skip),
+        "exercises": [{"id": ex.id, "cases": cases[ex.id]} for ex in pending],
+        "memory_mb": limits.memory_mb,
+        "file_mb": limits.file_mb,
+    }
+    task_read, task_write = os.pipe()
+    result_read, result_write = os.pipe()
+    with tempfile.TemporaryDirectory(prefix="micrograd-grade-") as home:
+        try:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "micrograd_edu.grading.child",
+                    str(task_read),
+                    str(result_write),
+                ],
+                pass_fds=(task_read, result_write),
+                cwd=home,
+                env=_child_env(home),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            os.close(task_read)
+            os.close(result_write)
+        try:
+            with os.fdopen(task_write, "wb") as pipe:
+                pipe.write(json.dumps(task).encode())
+        except BrokenPipeError:
+            pass
+        try:
+            return _watch(process, result_read, nonce, len(pending), limits.timeout)
+        finally:
+            os.close(result_read)
+            _kill(process)
+
+
+def _watch(process: subprocess.Popen, fd: int, nonce: str, n: int, timeout: float) -> _Attempt:
+    attempt = _Attempt()
+    phase: tuple[str, object] = ("start", None)
+    now = time.monotonic()
+    deadline, hard_deadline = now + timeout, now + timeout * (n + 1)
+    buffer, received, done = b"", 0, False
+    while not done:
+        wait = min(deadline, hard_deadline) - time.monotonic()
+        if wait <= 0:
+            attempt.blame, attempt.why = phase, f"ran past the {timeout:g} s time limit"
+            return attempt
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        received += len(chunk)
+        if not chunk or received > _MAX_OUTPUT:
+            break
+        *lines, buffer = (buffer + chunk).split(b"\n")
+        for line in lines:
+            message = _parse(line, nonce)
+            if message is None:
+                continue  # not from this run's harness: ignored
+            event = message.get("event")
+            if event == "cell":
+                phase = ("cell", message.get("index"))
+            elif event == "cell_error":
+                attempt.cell_errors[message.get("index")] = str(message.get("error"))[:300]
+            elif event == "exercise":
+                phase, deadline = ("exercise", message.get("id")), time.monotonic() + timeout
+            elif event == "observed":
+                attempt.observed.setdefault(message.get("id"), message.get("observed"))
+            elif event == "exercise_error":
+                attempt.errors.setdefault(message.get("id"), f"raised {message.get('error')}"[:300])
+            elif event == "done":
+                done = True
+    if not done:
+        attempt.blame, attempt.why = phase, _ended(process, received > _MAX_OUTPUT)
+        if phase[0] == "start":
+            attempt.why = f"the grader could not start a process for it ({attempt.why})"
+    return attempt
+
+
+def _parse(line: bytes, nonce: str) -> dict | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("nonce") == nonce:
+        return message
+    return None
+
+
+def _ended(process: subprocess.Popen, flooded: bool) -> str:
+    if flooded:
+        return "sent more output than the grader accepts"
+    try:
+        code = process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return "closed its channel to the grader"
+    if code < 0:
+        name = signal.Signals(-code).name
+        hint = " (out of memory?)" if name in ("SIGKILL", "SIGSEGV", "SIGABRT") else ""
+        return f"the process was killed by {name}{hint}"
+    return f"the process ended with exit code {code} (os._exit or a crash)"
+
+
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # the whole group: no grandchild survives
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()

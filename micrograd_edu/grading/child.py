@@ -1,0 +1,79 @@
+"""The process a submission runs in (``python -m micrograd_edu.grading.child TASK RESULT``).
+
+It reads its task (the notebook's code, the cases, a nonce) from the pipe
+``TASK`` and closes it before any student code runs, limits its own memory and
+file sizes, runs the cells in a fresh namespace, then *observes* the student's
+functions on the grader's cases and writes each observation, as JSON lines
+tagged with the nonce, to the pipe ``RESULT``. It judges nothing: the parent
+compares the observations with its oracles, so nothing this process says can
+raise a grade above what the student's functions compute.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import sys
+from typing import Any
+
+
+def _limit(memory_mb: int, file_mb: int) -> None:
+    import resource  # POSIX only: the parent refuses to run elsewhere
+
+    for name, megabytes in (("RLIMIT_AS", memory_mb), ("RLIMIT_FSIZE", file_mb)):
+        limit = getattr(resource, name, None)
+        if limit is not None:
+            try:
+                resource.setrlimit(limit, (megabytes << 20, megabytes << 20))
+            except (ValueError, OSError):  # macOS does not enforce RLIMIT_AS
+                pass
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {str(error)[:200]}"
+
+
+def main(task_fd: int, result_fd: int) -> None:
+    with os.fdopen(task_fd, "rb") as pipe:
+        task = json.loads(pipe.read())
+    _limit(task["memory_mb"], task["file_mb"])
+    nonce, dumps, write = task.pop("nonce"), json.dumps, os.write
+
+    def send(**message: Any) -> None:
+        data = (dumps({"nonce": nonce, **message}) + "\n").encode()
+        while data:
+            data = data[write(result_fd, data) :]
+
+    from . import feedback
+    from .registry import exercise, observe
+
+    feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    skip = set(task["skip_cells"])
+    for index, code in enumerate(task["cells"]):
+        if index in skip or not code.strip():
+            continue
+        send(event="cell", index=index)
+        try:
+            exec(compile(code, f"<cell {index}>", "exec"), namespace)
+        except BaseException as error:  # sys.exit() too: Jupyter carries on after it
+            send(event="cell_error", index=index, error=_describe(error))
+    for item in task["exercises"]:
+        send(event="exercise", id=item["id"])
+        try:
+            observed = observe(exercise(item["id"]), namespace, item["cases"])
+        except BaseException as error:
+            send(event="exercise_error", id=item["id"], error=_describe(error))
+        else:
+            send(event="observed", id=item["id"], observed=observed)
+    send(event="done")
+
+
+if __name__ == "__main__":
+    try:
+        main(int(sys.argv[1]), int(sys.argv[2]))
+    finally:
+        # No atexit handler or lingering thread a submission left behind may run.
+        os._exit(0)

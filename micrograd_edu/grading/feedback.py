@@ -1,0 +1,102 @@
+"""``check("01.central_difference")``: feedback on one exercise, inside the notebook.
+
+The student's function is found by name in the notebook's namespace, the
+public checks run on a fixed public seed, and the answer comes back as a
+compact report: ✔/✘ per check, the points, and the hint for each failure.
+It never shows a test's source or an expected value. This check is advisory;
+the batch grader, with other seeds and in another process, decides the grade.
+"""
+
+from __future__ import annotations
+
+import html
+import sys
+from collections.abc import MutableMapping
+from typing import Any
+
+from .registry import ExerciseResult, draw_cases, exercise, judge, observe
+
+__all__ = ["check", "Feedback", "PUBLIC_SEED"]
+
+PUBLIC_SEED = "public"
+_SILENT = False  # the batch grader sets this: there, check() in a notebook does nothing
+
+
+class Feedback:
+    """The report :func:`check` returns; shows as HTML in Jupyter, as text elsewhere."""
+
+    def __init__(self, result: ExerciseResult) -> None:
+        self.result = result
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    def _lines(self) -> list[tuple[str, str, str]]:
+        return _lines(self.result)
+
+    def _title(self) -> str:
+        r = self.result
+        return f"{r.id} ({r.title}): {r.score:g}/{r.max_score:g} points"
+
+    def __repr__(self) -> str:
+        return "\n".join([self._title(), *describe(self.result)])
+
+    def _repr_html_(self) -> str:
+        color = "#1a7f37" if self.passed else "#555"
+        rows = "".join(
+            f"<li>{mark} {html.escape(name)}"
+            + (f"<br><small>{html.escape(detail)}</small>" if detail else "")
+            + "</li>"
+            for mark, name, detail in self._lines()
+        )
+        return (
+            f'<div class="micrograd-check"><b style="color:{color}">'
+            f"{html.escape(self._title())}</b>"
+            f'<ul style="list-style:none;padding-left:1em;margin:0.2em 0">{rows}</ul></div>'
+        )
+
+
+def _lines(r: ExerciseResult) -> list[tuple[str, str, str]]:
+    """(mark, what, detail) per line of a report; details hold reasons and hints only."""
+    if r.status in ("not attempted", "missing", "broken"):
+        mark = "…" if r.status == "not attempted" else "✘"
+        return [(mark, r.reason, _advice(r.status))]
+    return [
+        ("✔", c.name, "") if c.passed else ("✘", c.name, f"{c.reason}. Hint: {c.hint}")
+        for c in r.checks
+    ]
+
+
+def describe(r: ExerciseResult) -> list[str]:
+    """The report on ``r`` as lines of text (the notebook's and Gradescope's)."""
+    return [
+        f"{mark} {what}" + (f"\n    {detail}" if detail else "") for mark, what, detail in _lines(r)
+    ]
+
+
+def _advice(status: str) -> str:
+    if status == "not attempted":
+        return "replace `raise NotImplementedError()` with your code, run that cell, then this one"
+    if status == "missing":
+        return "run the cell that defines it first (and check the function's name)"
+    return "the grader stopped this exercise; fix what the reason names"
+
+
+def check(exercise_id: str, namespace: MutableMapping[str, Any] | None = None) -> Feedback | None:
+    """Run the public checks of ``exercise_id`` on the functions defined in the notebook.
+
+    ``namespace`` defaults to the caller's globals (the notebook's namespace).
+
+    >>> def central_difference(f, x, h):
+    ...     return (f(x + h) - f(x - h)) / (2 * h)
+    >>> check("01.central_difference").passed
+    True
+    """
+    if _SILENT:
+        return None
+    ex = exercise(exercise_id)
+    if namespace is None:
+        namespace = sys._getframe(1).f_globals
+    cases = draw_cases(ex, PUBLIC_SEED)
+    return Feedback(judge(ex, cases, observe(ex, namespace, cases)))

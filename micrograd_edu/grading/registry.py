@@ -1,0 +1,238 @@
+"""Exercises and their checks, registered by id (``"01.central_difference"``).
+
+A check is split in three so that the grade never depends on the student's
+process telling the truth:
+
+* ``cases(rng)`` draws the inputs as plain data (a seeded ``random.Random``:
+  a fixed public seed in the notebook, a secret one in batch);
+* ``run(functions, case)`` builds the real inputs from a case, calls the
+  student's functions and returns what they computed (this part runs next to
+  student code, so it only *observes*);
+* ``judge(case, observed)`` compares the observation, as plain data, with an
+  independent oracle and returns ``None`` or the reason it failed (this part
+  runs in the grader's own process and never shows the expected answer).
+
+An exercise that needs an earlier step lists it in ``requires``: while it is
+checked, the reference version replaces the student's in the notebook's
+namespace, so one wrong answer does not fail the exercises built on it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .plain import to_plain
+
+__all__ = [
+    "Check",
+    "Exercise",
+    "CheckResult",
+    "ExerciseResult",
+    "EXERCISES",
+    "register",
+    "exercise",
+    "chapter",
+    "draw_cases",
+    "observe",
+    "judge",
+]
+
+Case = dict[str, Any]
+NOT_ATTEMPTED = "not attempted yet (it raises NotImplementedError)"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One property of a correct answer, aimed at one mistake students make."""
+
+    name: str
+    hint: str
+    cases: Callable[[random.Random], list[Case]]
+    run: Callable[[dict[str, Callable[..., Any]], Case], dict[str, Any]]
+    judge: Callable[[Case, dict[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    title: str
+    points: float
+    statement: str
+    names: tuple[str, ...]
+    checks: tuple[Check, ...]
+    requires: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    @property
+    def chapter(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    passed: bool
+    hint: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    """A graded exercise: all of its checks pass for the points, else none."""
+
+    id: str
+    title: str
+    score: float
+    max_score: float
+    status: str  # "passed", "failed", "not attempted", "missing", "broken"
+    checks: tuple[CheckResult, ...] = ()
+    reason: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+EXERCISES: dict[str, Exercise] = {}
+
+
+def register(ex: Exercise) -> Exercise:
+    """Add ``ex`` to the registry; ids are unique and start with a chapter number."""
+    if ex.id in EXERCISES:
+        raise ValueError(f"register: exercise id {ex.id!r} is already registered")
+    if not ex.id[:2].isdigit() or "." not in ex.id:
+        raise ValueError(f"register: exercise id {ex.id!r} must look like '04.topological_order'")
+    EXERCISES[ex.id] = ex
+    return ex
+
+
+def exercise(exercise_id: str) -> Exercise:
+    """The registered exercise ``exercise_id``, or a ``KeyError`` listing the known ones.
+
+    >>> exercise("01.central_difference").names
+    ('central_difference',)
+    """
+    try:
+        return EXERCISES[exercise_id]
+    except KeyError:
+        known = ", ".join(EXERCISES) or "none"
+        raise KeyError(f"no exercise {exercise_id!r}; the registered ones are: {known}") from None
+
+
+def chapter(number: str) -> list[Exercise]:
+    """The exercises of chapter ``number`` ("01"), in the order they were registered.
+
+    >>> [e.id for e in chapter("01")][:2]
+    ['01.forward_difference', '01.central_difference']
+    """
+    found = [e for e in EXERCISES.values() if e.chapter == number]
+    if not found:
+        chapters = sorted({e.chapter for e in EXERCISES.values()})
+        raise KeyError(f"no exercises for chapter {number!r}; chapters with exercises: {chapters}")
+    return found
+
+
+def draw_cases(ex: Exercise, seed: str) -> list[list[Case]]:
+    """The cases of each check of ``ex`` for ``seed`` (the same seed gives the same cases)."""
+    return [check.cases(random.Random(f"{seed}:{ex.id}:{check.name}")) for check in ex.checks]
+
+
+@contextmanager
+def _injected(namespace: MutableMapping[str, Any], requires: dict[str, Any]) -> Iterator[None]:
+    missing = object()
+    saved = {name: namespace.get(name, missing) for name in requires}
+    namespace.update(requires)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+def _run_case(check: Check, functions: dict[str, Any], case: Case) -> dict[str, Any]:
+    try:
+        raw = check.run(functions, case)
+    except NotImplementedError:
+        return {"not_attempted": True}
+    except (Exception, SystemExit) as error:  # an interrupt still stops the whole check
+        return {"error": f"{type(error).__name__}: {str(error)[:200]}"}
+    return {key: to_plain(value) for key, value in raw.items()}
+
+
+def observe(
+    ex: Exercise, namespace: MutableMapping[str, Any], cases: list[list[Case]]
+) -> dict[str, Any]:
+    """Run the student's functions from ``namespace`` on ``cases``; plain observations.
+
+    This is the only part of grading that runs next to student code.
+    """
+    missing = [name for name in ex.names if not callable(namespace.get(name))]
+    if missing:
+        return {"missing": missing}
+    functions = {name: namespace[name] for name in ex.names}
+    with _injected(namespace, ex.requires):
+        return {
+            "checks": [
+                [_run_case(check, functions, case) for case in check_cases]
+                for check, check_cases in zip(ex.checks, cases, strict=True)
+            ]
+        }
+
+
+def _judge_case(check: Check, case: Case, seen: Any) -> str | None:
+    if not isinstance(seen, dict):
+        return "the submission reported no observation"
+    if seen.get("not_attempted"):
+        return NOT_ATTEMPTED
+    if "error" in seen:
+        return f"raised {seen['error']}"
+    try:
+        return check.judge(case, seen)
+    except Exception as error:  # a malformed observation must not stop the grader
+        return f"returned something the grader could not read ({type(error).__name__})"
+
+
+def judge(ex: Exercise, cases: list[list[Case]], observed: Any) -> ExerciseResult:
+    """Score ``observed`` (plain data from :func:`observe`) against the oracles."""
+    if isinstance(observed, dict) and "missing" in observed:
+        names = ", ".join(map(str, observed["missing"]))
+        return _zero(ex, "missing", f"no function named {names} in the notebook")
+    per_check = observed.get("checks") if isinstance(observed, dict) else None
+    if not isinstance(per_check, list) or len(per_check) != len(ex.checks):
+        return _zero(ex, "broken", "the submission reported malformed results")
+    flat = [seen for seen_cases in per_check for seen in (seen_cases or [])]
+    if flat and all(isinstance(s, dict) and s.get("not_attempted") for s in flat):
+        return _zero(ex, "not attempted", NOT_ATTEMPTED)
+    results = []
+    for check, check_cases, seen_cases in zip(ex.checks, cases, per_check, strict=True):
+        seen_cases = seen_cases if isinstance(seen_cases, list) else []
+        reason = None
+        if len(seen_cases) != len(check_cases):
+            reason = "the submission reported the wrong number of results"
+        for case, seen in zip(check_cases, seen_cases, strict=False):
+            reason = reason or _judge_case(check, case, seen)
+        results.append(CheckResult(check.name, reason is None, check.hint, reason or ""))
+    passed = all(r.passed for r in results)
+    return ExerciseResult(
+        ex.id,
+        ex.title,
+        ex.points if passed else 0.0,
+        ex.points,
+        "passed" if passed else "failed",
+        tuple(results),
+    )
+
+
+def _zero(ex: Exercise, status: str, reason: str) -> ExerciseResult:
+    return ExerciseResult(ex.id, ex.title, 0.0, ex.points, status, (), reason)
+
+
+def broken(ex: Exercise, reason: str) -> ExerciseResult:
+    """``ex`` scored 0 because the submission broke while it was checked."""
+    return _zero(ex, "broken", reason)

@@ -1,0 +1,230 @@
+"""The batch grader on wrong, broken and cheating submissions (tests/fixtures/grading)."""
+
+import csv
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+jsonschema = pytest.importorskip("jsonschema")
+
+from micrograd_edu.cli import main  # noqa: E402
+from micrograd_edu.grading import batch, gradebook  # noqa: E402
+from micrograd_edu.grading.gradescope import bundle  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "grading"
+IDS = [
+    "forward_difference",
+    "central_difference",
+    "extrapolated_difference",
+    "numerical_gradient",
+    "step_size",
+]
+FULL = {
+    "forward_difference": 1,
+    "central_difference": 2,
+    "extrapolated_difference": 2,
+    "numerical_gradient": 3,
+    "step_size": 2,
+}
+NOTHING = dict.fromkeys(IDS, 0)
+
+
+def losing(*names):
+    return {k: (0 if k in names else v) for k, v in FULL.items()}
+
+
+# Each submission loses exactly the points of what it broke.
+EXPECTED = {
+    "correct_but_different": FULL,
+    "crash_in_function": losing("central_difference"),
+    "crash_at_top_level": losing("step_size"),
+    "infinite_loop_in_function": losing("numerical_gradient"),
+    "infinite_loop_at_top_level": FULL,
+    "sys_exit": losing("forward_difference"),
+    "os_exit": losing("extrapolated_difference"),
+    "memory_bomb": losing("numerical_gradient"),
+    "syntax_error": losing("central_difference"),
+    "not_a_notebook": NOTHING,
+    "always_true_eq": losing("forward_difference", "central_difference"),
+    "patched_check": NOTHING,
+    "printed_passed": NOTHING,
+    "fake_results_file": NOTHING,
+    "monkeypatch_grader": NOTHING,
+    "forged_messages": NOTHING,
+    "wrong_forward_difference": losing("forward_difference"),
+    "wrong_central_difference": losing("central_difference"),
+    "wrong_extrapolated_difference": losing("extrapolated_difference"),
+    "wrong_numerical_gradient": losing("numerical_gradient"),
+    "wrong_step_size": losing("step_size"),
+}
+
+# Gradescope's documented results.json format, as a JSON schema.
+VISIBILITY = {"enum": ["hidden", "after_due_date", "after_published", "visible"]}
+GRADESCOPE_SCHEMA = {
+    "type": "object",
+    "required": ["score", "execution_time", "tests"],
+    "additionalProperties": False,
+    "properties": {
+        "score": {"type": "number"},
+        "execution_time": {"type": "number", "minimum": 0},
+        "output": {"type": "string"},
+        "output_format": {"enum": ["text", "html", "simple_format", "md", "ansi"]},
+        "visibility": VISIBILITY,
+        "stdout_visibility": VISIBILITY,
+        "extra_data": {"type": "object"},
+        "tests": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "score", "max_score", "status", "output", "visibility"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string"},
+                    "number": {"type": "string"},
+                    "score": {"type": "number"},
+                    "max_score": {"type": "number"},
+                    "status": {"enum": ["passed", "failed"]},
+                    "output": {"type": "string"},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "visibility": VISIBILITY,
+                    "extra_data": {"type": "object"},
+                },
+            },
+        },
+        "leaderboard": {"type": "array"},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gradebook")
+    code = main(
+        [
+            "grade",
+            str(FIXTURES),
+            str(ROOT / "solutions"),
+            str(ROOT / "exercises"),
+            "--chapter",
+            "01",
+            "--csv",
+            str(out / "gradebook.csv"),
+            "--gradescope",
+            str(out / "results.json"),
+            "--timeout",
+            "2",
+            "--workers",
+            "2",
+        ]
+    )
+    assert code == 0
+    with open(out / "gradebook.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return rows, json.loads((out / "results.json").read_text())
+
+
+def test_every_submission_has_its_row(graded):
+    rows, _ = graded
+    names = [r["submission"] for r in rows]
+    assert sorted(n for n in names if n != "01_numerical.ipynb") == sorted(
+        f"{name}.ipynb" for name in EXPECTED
+    )
+    assert names.count("01_numerical.ipynb") == 2
+    assert len({r["run"] for r in rows}) == 1
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_submission_loses_exactly_what_it_broke(graded, name):
+    rows, _ = graded
+    row = next(r for r in rows if r["submission"] == f"{name}.ipynb")
+    got = {k: float(row[f"01.{k}"]) for k in IDS}
+    assert got == EXPECTED[name], row["reason"]
+    assert float(row["score"]) == sum(EXPECTED[name].values())
+    assert float(row["max_score"]) == 10
+
+
+def test_the_reason_for_a_broken_submission_is_in_its_row(graded):
+    rows, _ = graded
+    reasons = {r["submission"]: r["reason"] for r in rows}
+    assert "time limit" in reasons["infinite_loop_in_function.ipynb"]
+    assert "time limit" in reasons["infinite_loop_at_top_level.ipynb"]
+    assert "os._exit" in reasons["os_exit.ipynb"]
+    assert "SyntaxError" in reasons["syntax_error.ipynb"]
+    assert "not a valid notebook" in reasons["not_a_notebook.ipynb"]
+    assert "SystemExit" in reasons["sys_exit.ipynb"]
+
+
+def test_solutions_grade_full_and_exercises_zero_without_errors(graded):
+    rows, results = graded
+    solution, exercise = [r for r in rows if r["submission"] == "01_numerical.ipynb"]
+    assert float(solution["score"]) == 10 and solution["reason"] == ""
+    assert float(exercise["score"]) == 0 and exercise["reason"] == ""
+
+
+def test_results_json_follows_gradescopes_schema(graded):
+    _, results = graded
+    assert len(results) == len(EXPECTED) + 1  # two files share a name
+    for result in results.values():
+        jsonschema.validate(result, GRADESCOPE_SCHEMA)
+    cheat = results["always_true_eq.ipynb"]
+    assert cheat["score"] == 7 and "unsupported" not in json.dumps(cheat)
+
+
+def test_one_submission_writes_one_gradescope_result(tmp_path):
+    out = tmp_path / "results.json"
+    assert (
+        main(["grade", str(ROOT / "solutions" / "01_numerical.ipynb"), "--gradescope", str(out)])
+        == 0
+    )  # chapter from the notebook's metadata
+    result = json.loads(out.read_text())
+    jsonschema.validate(result, GRADESCOPE_SCHEMA)
+    assert result["score"] == 10 and len(result["tests"]) == 5
+    assert all(t["status"] == "passed" for t in result["tests"])
+
+
+def test_an_interrupted_batch_keeps_every_finished_row(tmp_path):
+    def interrupt(done, total):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    paths = [FIXTURES / f"wrong_{name}.ipynb" for name in IDS]
+    with pytest.raises(KeyboardInterrupt):
+        gradebook.grade_all(
+            paths, chapter_number="01", csv_path=tmp_path / "g.csv", workers=1, progress=interrupt
+        )
+    with open(tmp_path / "g.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2 and all(
+        float(r["score"]) == 8 or float(r["score"]) in (7, 9) for r in rows
+    )
+
+
+def test_cheaters_cannot_learn_the_secret_seed_from_the_environment(monkeypatch, tmp_path):
+    env = batch._child_env(str(tmp_path))
+    assert not any("seed" in k.lower() or "nonce" in k.lower() for k in env)
+
+
+def test_grade_needs_an_output_and_posix(monkeypatch, capsys):
+    assert main(["grade", str(FIXTURES)]) == 2
+    assert "--csv" in capsys.readouterr().err
+    monkeypatch.setattr(os, "name", "nt")
+    with pytest.raises(OSError, match="POSIX"):
+        batch.require_posix()
+
+
+def test_gradescope_bundle_holds_setup_run_and_the_package(tmp_path):
+    path = bundle("01", tmp_path / "autograder.zip")
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        assert {"setup.sh", "run_autograder", "package/pyproject.toml"} <= names
+        assert "package/micrograd_edu/grading/child.py" in names
+        run = zf.read("run_autograder").decode()
+        assert "--chapter 01" in run and "/autograder/results/results.json" in run
+        assert zf.getinfo("run_autograder").external_attr >> 16 & 0o111
+    with pytest.raises(KeyError, match="chapters with exercises"):
+        bundle("42", tmp_path / "x.zip")
+    assert main(["gradescope-bundle", "01", "-o", str(tmp_path / "y.zip")]) == 0

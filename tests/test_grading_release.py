@@ -1,0 +1,112 @@
+"""release: exercises/ from solutions/, stubs in place of solutions, checked in sync."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from micrograd_edu.cli import main
+from micrograd_edu.grading.notebook import NotebookError, code_cells, read_notebook
+from micrograd_edu.grading.release import exercise_notebook, release, strip_solutions
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_exercises_are_up_to_date_with_solutions():
+    assert release(ROOT / "solutions", ROOT / "exercises", check=True) == []
+    assert (
+        main(
+            [
+                "release",
+                "--check",
+                "--solutions",
+                str(ROOT / "solutions"),
+                "--exercises",
+                str(ROOT / "exercises"),
+            ]
+        )
+        == 0
+    )
+
+
+def test_release_stubs_solutions_clears_outputs_and_keeps_ids():
+    solution = read_notebook(ROOT / "solutions" / "01_numerical.ipynb")
+    solution["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
+    student = exercise_notebook(solution)
+    assert [c.get("id") for c in student["cells"]] == [c.get("id") for c in solution["cells"]]
+    code = "\n".join(code_cells(student))
+    assert "BEGIN SOLUTION" not in code and code.count("raise NotImplementedError()") == 5
+    assert "return (f(x + h) - f(x - h)) / (2 * h)" not in code
+    assert all(c.get("outputs", []) == [] for c in student["cells"])
+    assert solution["cells"][1]["outputs"]  # the solution itself is untouched
+
+
+def test_release_check_names_stale_and_orphan_notebooks(tmp_path):
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    solutions.mkdir()
+    (solutions / "01_numerical.ipynb").write_text(
+        (ROOT / "solutions" / "01_numerical.ipynb").read_text()
+    )
+    assert release(solutions, exercises, check=True) == [exercises / "01_numerical.ipynb"]
+    assert release(solutions, exercises) == [exercises / "01_numerical.ipynb"]
+    assert release(solutions, exercises, check=True) == []
+    (exercises / "99_old.ipynb").write_text("{}")
+    assert (
+        main(["release", "--check", "--solutions", str(solutions), "--exercises", str(exercises)])
+        == 1
+    )
+    release(solutions, exercises)
+    assert not (exercises / "99_old.ipynb").exists()
+
+
+def test_markdown_solutions_become_your_answer_here():
+    nb = {
+        "nbformat": 4,
+        "cells": [
+            {
+                "cell_type": "markdown",
+                "id": "a",
+                "metadata": {},
+                "source": "Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION\n",
+            }
+        ],
+    }
+    assert exercise_notebook(nb)["cells"][0]["source"] == "Why?\nYOUR ANSWER HERE\n"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("### BEGIN SOLUTION\nx = 1\n", "without an ### END SOLUTION"),
+        ("x = 1\n### END SOLUTION\n", "without a ### BEGIN SOLUTION"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n", "inside another"),
+    ],
+)
+def test_unbalanced_markers_are_named(text, message):
+    with pytest.raises(NotebookError, match=message):
+        strip_solutions(text, ["pass"], "01_numerical.ipynb cell x")
+
+
+def test_a_file_that_is_not_a_notebook_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.ipynb"
+    bad.write_text(json.dumps({"cells": "nope"}))
+    with pytest.raises(NotebookError, match="not a valid notebook"):
+        read_notebook(bad)
+    with pytest.raises(FileNotFoundError, match="no solutions folder"):
+        release(tmp_path / "missing", tmp_path / "out")
+
+
+def test_magics_and_shell_lines_are_skipped():
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": "%%time\nx = 1\n!ls\nfor i in range(2):\n    %timeit x",
+            },
+            {"cell_type": "code", "source": "%%writefile a.py\nprint(1)"},
+        ]
+    }
+    first, second = code_cells(nb)
+    assert "x = 1" in first and "!ls" not in first and "%timeit" not in first
+    compile(first, "cell", "exec")
+    assert second == ""
