@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "RULES",
+    "check",
     "DomainError",
     "doctor",
     "topological_order",
@@ -43,4 +44,3 @@ __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
 __all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
-__all__ += ["check"]

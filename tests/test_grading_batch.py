@@ -55,6 +55,8 @@ EXPECTED = {
     "fake_results_file": NOTHING,
     "monkeypatch_grader": NOTHING,
     "forged_messages": NOTHING,
+    "imports_the_answer": losing("central_difference"),
+    "notebook_idioms": FULL,  # magics, display(), a pickled dataclass
     "wrong_forward_difference": losing("forward_difference"),
     "wrong_central_difference": losing("central_difference"),
     "wrong_extrapolated_difference": losing("extrapolated_difference"),
@@ -228,3 +230,47 @@ def test_gradescope_bundle_holds_setup_run_and_the_package(tmp_path):
     with pytest.raises(KeyError, match="chapters with exercises"):
         bundle("42", tmp_path / "x.zip")
     assert main(["gradescope-bundle", "01", "-o", str(tmp_path / "y.zip")]) == 0
+
+
+def test_a_fault_in_the_grader_costs_one_row_not_the_batch(monkeypatch, tmp_path):
+    real = batch.grade_submission
+
+    def flaky(path, *args):
+        if "central" in str(path):
+            raise RuntimeError("grader bug")
+        return real(path, *args)
+
+    monkeypatch.setattr(gradebook, "grade_submission", flaky)
+    paths = [FIXTURES / "wrong_central_difference.ipynb", FIXTURES / "wrong_step_size.ipynb"]
+    rows = gradebook.grade_all(paths, chapter_number="01", csv_path=tmp_path / "g.csv")
+    assert [r.score for r in rows] == [0, 8] and "grader bug" in rows[0].reason
+    assert rows[0].max_score == 10
+
+
+def test_a_notebook_of_endless_cells_ends_within_its_budget(tmp_path):
+    cells = [
+        {
+            "cell_type": "code",
+            "id": str(i),
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "while True:\n    pass",
+        }
+        for i in range(9)
+    ]
+    path = tmp_path / "loops.ipynb"
+    path.write_text(
+        json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells})
+    )
+    exercises = gradebook.chapter("01")[:1]
+    row = batch.grade_submission(path, exercises, "seed", batch.Limits(timeout=0.4))
+    assert row.score == 0 and row.seconds < 0.4 * 3 + 2
+    assert "used up" in row.reason
+
+
+def test_a_notebook_of_no_known_chapter_gets_a_row_saying_so(tmp_path):
+    path = tmp_path / "homework.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}))
+    (row,) = gradebook.grade_all([path], csv_path=tmp_path / "g.csv")
+    assert row.max_score == 0 and "--chapter" in row.reason

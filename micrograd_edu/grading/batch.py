@@ -34,6 +34,7 @@ from .registry import Exercise, ExerciseResult, broken, draw_cases, judge
 __all__ = ["Limits", "Row", "grade_submission", "require_posix"]
 
 _MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
+_STARTUP_SECONDS = 30.0  # allowance for the child to import Python and numpy, loaded machine
 
 
 @dataclass(frozen=True)
@@ -104,9 +105,14 @@ def grade_submission(
     results: dict[str, ExerciseResult] = {}
     skip: set[int] = set()
     notes: dict[int, str] = {}
+    budget = limits.timeout * (len(exercises) + 2)  # a notebook of endless cells ends too
     for _ in range(len(cells) + len(exercises) + 1):
         pending = [ex for ex in exercises if ex.id not in results]
         if not pending:
+            break
+        if time.perf_counter() - started > budget:
+            for ex in pending:
+                results[ex.id] = broken(ex, f"the submission used up its {budget:g} s in all")
             break
         attempt = _run(cells, skip, pending, cases, limits)
         notes.update(attempt.cell_errors)
@@ -125,8 +131,8 @@ def grade_submission(
         else:
             for ex in pending:
                 results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
-    row_notes = [f"cell {i}: {why}" for i, why in sorted(notes.items())]
-    ordered = [results[ex.id] for ex in exercises]
+    row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
+    ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
     return Row(name, ordered, row_notes, time.perf_counter() - started)
 
 
@@ -168,7 +174,7 @@ def _run(
     }
     task_read, task_write = os.pipe()
     result_read, result_write = os.pipe()
-    with tempfile.TemporaryDirectory(prefix="micrograd-grade-") as home:
+    with tempfile.TemporaryDirectory(prefix="micrograd-grade-", ignore_cleanup_errors=True) as home:
         try:
             process = subprocess.Popen(
                 [
@@ -204,13 +210,16 @@ def _run(
 def _watch(process: subprocess.Popen, fd: int, nonce: str, n: int, timeout: float) -> _Attempt:
     attempt = _Attempt()
     phase: tuple[str, object] = ("start", None)
-    now = time.monotonic()
-    deadline, hard_deadline = now + timeout, now + timeout * (n + 1)
+    # The clock for the submission starts once the child has started (Python and numpy
+    # imported): on a loaded machine that alone can take longer than a short timeout.
+    deadline = hard_deadline = time.monotonic() + max(timeout, _STARTUP_SECONDS)
     buffer, received, done = b"", 0, False
     while not done:
         wait = min(deadline, hard_deadline) - time.monotonic()
         if wait <= 0:
             attempt.blame, attempt.why = phase, f"ran past the {timeout:g} s time limit"
+            if phase[0] == "start":
+                attempt.why = f"the grader's process did not start within {_STARTUP_SECONDS:g} s"
             return attempt
         ready, _, _ = select.select([fd], [], [], wait)
         if not ready:
@@ -225,6 +234,9 @@ def _watch(process: subprocess.Popen, fd: int, nonce: str, n: int, timeout: floa
             if message is None:
                 continue  # not from this run's harness: ignored
             event = message.get("event")
+            if phase[0] == "start":
+                now = time.monotonic()
+                deadline, hard_deadline = now + timeout, now + timeout * (n + 1)
             if event == "cell":
                 phase = ("cell", message.get("index"))
             elif event == "cell_error":

@@ -15,6 +15,7 @@ import builtins
 import json
 import os
 import sys
+import types
 from typing import Any
 
 
@@ -29,6 +30,42 @@ def _limit(memory_mb: int, file_mb: int) -> None:
             except (ValueError, OSError):  # macOS does not enforce RLIMIT_AS
                 pass
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.path.isdir("/proc"):  # Linux: room for a few children, not a fork bomb
+        processes = len(os.listdir("/proc")) + 256  # counts per user, so above all of them
+        try:
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+        except (ValueError, OSError):
+            pass
+
+
+def _withhold(names: set[str]) -> None:
+    """Make the library functions that answer an exercise raise, wherever they are exported.
+
+    Exercises keep their own references (``requires``), so only the student loses them.
+    """
+    import importlib
+
+    originals = []
+    for dotted in names:
+        module_name, _, attribute = dotted.rpartition(".")
+        try:
+            originals.append((dotted, getattr(importlib.import_module(module_name), attribute)))
+        except (ImportError, AttributeError):
+            continue  # not in this version of the package
+    for module_name, module in list(sys.modules.items()):
+        if module_name.split(".")[0] != "micrograd_edu" or module is None:
+            continue
+        for attribute, value in list(vars(module).items()):
+            for dotted, original in originals:
+                if value is original:
+                    setattr(module, attribute, _withheld(dotted))
+
+
+def _withheld(dotted: str) -> Any:
+    def withheld(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(f"{dotted} is withheld while grading: write your own")
+
+    return withheld
 
 
 def _describe(error: BaseException) -> str:
@@ -50,14 +87,20 @@ def main(task_fd: int, result_fd: int) -> None:
     from .registry import exercise, observe
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    _withhold({name for item in task["exercises"] for name in exercise(item["id"]).withheld})
+    # A fresh __main__ as in Jupyter (pickle and dataclasses look classes up there), with
+    # the display() IPython puts in a notebook's namespace; shown output goes nowhere here.
+    main_module = types.ModuleType("__main__")
+    sys.modules["__main__"] = main_module
+    namespace = main_module.__dict__
+    namespace.update(__builtins__=builtins, display=lambda *objects, **options: None)
     skip = set(task["skip_cells"])
     for index, code in enumerate(task["cells"]):
         if index in skip or not code.strip():
             continue
         send(event="cell", index=index)
         try:
-            exec(compile(code, f"<cell {index}>", "exec"), namespace)
+            exec(compile(code, f"<code cell {index + 1}>", "exec"), namespace)
         except BaseException as error:  # sys.exit() too: Jupyter carries on after it
             send(event="cell_error", index=index, error=_describe(error))
     for item in task["exercises"]:

@@ -21,7 +21,7 @@ from typing import Any
 from .batch import Limits, Row, grade_submission, require_posix
 from .feedback import describe
 from .notebook import NotebookError, read_notebook
-from .registry import EXERCISES, Exercise, chapter
+from .registry import EXERCISES, Exercise, broken, chapter
 
 __all__ = ["grade_all", "find_submissions", "gradescope_results", "write_csv"]
 
@@ -80,15 +80,14 @@ def grade_all(
             _replace(gradescope_path, json.dumps(_gradescope_file(done, run), indent=1) + "\n")
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        plans = [(path, _exercises(path, chapter_number)) for path in submissions]
         futures = {
-            pool.submit(
-                grade_submission, path, _exercises(path, chapter_number), seed, limits or Limits()
-            ): i
-            for i, path in enumerate(submissions)
+            pool.submit(grade_submission, path, exercises, seed, limits or Limits()): i
+            for i, (path, exercises) in enumerate(plans)
         }
         try:
             for finished, future in enumerate(as_completed(futures), start=1):
-                rows[futures[future]] = future.result()
+                rows[futures[future]] = _row(future, *plans[futures[future]])
                 save()
                 if progress:
                     progress(finished, len(submissions))
@@ -97,6 +96,18 @@ def grade_all(
                 future.cancel()
             raise
     return [rows[i] for i in sorted(rows)]
+
+
+def _row(future: Any, path: Path, exercises: list[Exercise]) -> Row:
+    if not exercises:
+        return Row(
+            path.name, [], ["cannot tell which chapter this notebook is for: pass --chapter"]
+        )
+    try:
+        return future.result()
+    except Exception as error:  # a fault in the grader itself must not lose the batch
+        why = f"the grader failed on this file: {error!r}"
+        return Row(path.name, [broken(ex, why) for ex in exercises], [why])
 
 
 def _replace(path: str | Path, text: str) -> None:

@@ -65,6 +65,8 @@ def bundle(chapter_number: str, out: str | Path) -> Path:
             info.external_attr = 0o755 << 16  # executable, as Gradescope requires
             zf.writestr(info, text)
         zf.writestr("package/pyproject.toml", _pyproject())
+        readme = package.parent / "README.md"  # the checkout's pyproject names it
+        zf.writestr("package/README.md", readme.read_text("utf-8") if readme.is_file() else "")
         for path in sorted(package.rglob("*.py")):
             zf.write(path, f"package/micrograd_edu/{path.relative_to(package).as_posix()}")
     return out

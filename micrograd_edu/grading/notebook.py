@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NotebookError", "read_notebook", "write_notebook", "source", "code_cells"]
+__all__ = ["NotebookError", "read_notebook", "dumps", "source", "code_cells"]
 
 # Cell magics whose body is still ordinary Python; any other cell magic skips its cell.
 _TRANSPARENT_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
@@ -36,11 +36,6 @@ def read_notebook(path: str | Path) -> dict[str, Any]:
         if not isinstance(cell, dict) or not isinstance(cell.get("source", ""), (str, list)):
             raise NotebookError(f"{path.name}: not a valid notebook (cell {i} is malformed)")
     return nb
-
-
-def write_notebook(nb: dict[str, Any], path: str | Path) -> None:
-    """Write ``nb`` the way Jupyter does (sorted keys, one-space indent, sources as lines)."""
-    Path(path).write_text(dumps(nb), encoding="utf-8")
 
 
 def dumps(nb: dict[str, Any]) -> str:

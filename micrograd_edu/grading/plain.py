@@ -50,10 +50,10 @@ def describe(value: Any) -> str:
     """A short name for a plain value's type, for feedback (never its content).
 
     >>> describe({"unsupported": "Liar"}), describe([1.0, 2.0]), describe(None)
-    ('a Liar object', 'a list of 2 items', 'None')
+    ('an object of type Liar', 'a list of 2 items', 'None')
     """
     if isinstance(value, dict) and "unsupported" in value:
-        return f"a {value['unsupported']} object"
+        return f"an object of type {value['unsupported']}"
     if isinstance(value, list):
         return f"a list of {len(value)} items"
     return "None" if value is None else f"a {type(value).__name__}"

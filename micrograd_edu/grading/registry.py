@@ -39,6 +39,7 @@ __all__ = [
     "draw_cases",
     "observe",
     "judge",
+    "broken",
 ]
 
 Case = dict[str, Any]
@@ -65,6 +66,9 @@ class Exercise:
     names: tuple[str, ...]
     checks: tuple[Check, ...]
     requires: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    # Dotted names of library functions that would answer the exercise for the
+    # student; the batch grader makes them raise while it runs the submission.
+    withheld: tuple[str, ...] = ()
 
     @property
     def chapter(self) -> str:

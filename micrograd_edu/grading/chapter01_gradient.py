@@ -1,0 +1,270 @@
+"""Chapter 01's exercises 4 and 5: the numerical gradient, and choosing h.
+
+The oracles are closed forms: the gradient of a quadratic form and of a ring of
+sines, the count of evaluations a gradient needs, and for the step size the
+error a given h achieves against the best error any h achieves.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from .chapter01 import SMOOTH, WITHHELD, central_quotient, number_in
+from .plain import as_floats, close, describe
+from .registry import Case, Check, Exercise, register
+
+# --- the gradient ------------------------------------------------------------
+
+
+class _Counted:
+    """``f`` that counts its calls, so the grader sees how many evaluations a gradient took."""
+
+    def __init__(self, f: Callable[[Any], float]) -> None:
+        self.f, self.calls = f, 0
+
+    def __call__(self, *args: Any) -> float:
+        # f(xs) as the exercise says, or f(*xs) as micrograd_edu.numerical.gradient calls it
+        self.calls += 1
+        try:
+            xs = args[0] if len(args) == 1 and len(args[0]) >= 0 else args
+        except TypeError:  # one number: f(x) of one variable
+            xs = args
+        return self.f(xs)
+
+
+def _quadratic(case: Case) -> Callable[[Any], float]:
+    a, b, n = case["A"], case["b"], len(case["b"])
+
+    def f(x: Any) -> float:
+        return sum(0.5 * a[i][j] * x[i] * x[j] for i in range(n) for j in range(n)) + sum(
+            b[i] * x[i] for i in range(n)
+        )
+
+    return f
+
+
+def _quadratic_gradient(case: Case) -> list[float]:
+    a, b, x, n = case["A"], case["b"], case["xs"], len(case["b"])
+    return [sum(0.5 * (a[k][j] + a[j][k]) * x[j] for j in range(n)) + b[k] for k in range(n)]
+
+
+def _ring(x: Any) -> float:
+    n = len(x)
+    return sum(math.sin(x[i]) * x[(i + 1) % n] for i in range(n))
+
+
+def _ring_gradient(case: Case) -> list[float]:
+    x, n = case["xs"], len(case["xs"])
+    return [math.cos(x[k]) * x[(k + 1) % n] + math.sin(x[k - 1]) for k in range(n)]
+
+
+def _gradient_cases(sizes: tuple[int, int], ring: bool = False) -> Callable:
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(3):
+            n = rng.randint(*sizes)
+            case: Case = {"xs": [rng.uniform(-2, 2) for _ in range(n)], "ring": ring}
+            if not ring:
+                case["A"] = [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(n)]
+                case["b"] = [rng.uniform(-1, 1) for _ in range(n)]
+            out.append(case)
+        return out
+
+    return cases
+
+
+def _run_gradient(functions: dict, case: Case) -> dict:
+    f = _Counted(_ring if case["ring"] else _quadratic(case))
+    xs = list(case["xs"])
+    grad = functions["numerical_gradient"](f, xs, 1e-5)
+    return {"grad": grad, "xs_after": xs, "calls": f.calls}
+
+
+def _judge_gradient(case: Case, seen: dict) -> str | None:
+    n = len(case["xs"])
+    grad = as_floats(seen.get("grad"), n)
+    if grad is None:
+        return f"returned {describe(seen.get('grad'))} for {n} variables; expected {n} numbers"
+    want = _ring_gradient(case) if case["ring"] else _quadratic_gradient(case)
+    if all(close(g, w, 1e-6, 1e-6) for g, w in zip(grad, want, strict=True)):
+        return None
+    return f"wrong gradient for a function of {n} variables"
+
+
+def _judge_unchanged(case: Case, seen: dict) -> str | None:
+    after = as_floats(seen.get("xs_after"), len(case["xs"]))
+    # a perturb-and-restore in place may leave a rounding error; forgetting to restore leaves h
+    if after is not None and all(
+        close(a, x, 1e-12, 1e-12) for a, x in zip(after, case["xs"], strict=True)
+    ):
+        return None
+    return "the list xs passed in was changed by the call"
+
+
+def _judge_calls(case: Case, seen: dict) -> str | None:
+    n, calls = len(case["xs"]), seen.get("calls")
+    if type(calls) is int and calls <= 2 * n + 1:
+        return None
+    return f"f was evaluated {calls} times for {n} variables; 2n = {2 * n} is enough"
+
+
+GRADIENT = register(
+    Exercise(
+        "01.numerical_gradient",
+        "Numerical gradient",
+        3,
+        "numerical_gradient(f, xs, h) returns the list of partial derivatives of f at xs, "
+        "each a central difference in one coordinate.",
+        ("numerical_gradient",),
+        (
+            Check(
+                "gradient of a quadratic with cross terms",
+                "perturb one coordinate at a time, put it back before the next, "
+                "and return one partial derivative per variable",
+                _gradient_cases((1, 6)),
+                _run_gradient,
+                _judge_gradient,
+            ),
+            Check(
+                "gradient of a non-polynomial function",
+                "use a central difference in each coordinate: a one-sided step leaves "
+                "an error proportional to h",
+                _gradient_cases((1, 6), ring=True),
+                _run_gradient,
+                _judge_gradient,
+            ),
+            Check(
+                "leaves xs unchanged",
+                "work on a copy of xs (list(xs)): the caller's point must not move",
+                _gradient_cases((2, 5)),
+                _run_gradient,
+                _judge_unchanged,
+            ),
+            Check(
+                "evaluates f O(n) times",
+                "two evaluations of f per partial derivative are enough; do not "
+                "recompute the whole gradient for each coordinate",
+                _gradient_cases((5, 8)),
+                _run_gradient,
+                _judge_calls,
+            ),
+        ),
+        requires={"central_difference": central_quotient},
+        withheld=WITHHELD,
+    )
+)
+
+
+# --- the step size -----------------------------------------------------------
+
+_TOLERANCE = 50  # times the smallest error any h achieves
+
+
+def _error(name: str, x: float, h: float) -> float:
+    f, df = SMOOTH[name]
+    try:
+        return abs(central_quotient(f, x, h) - df(x)) / abs(df(x))
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return math.inf
+
+
+def _best(name: str, x: float) -> tuple[float, float]:
+    """The smallest relative error over a fine grid of h (smoothed: rounding is noisy)."""
+    scale = max(1.0, abs(x))
+    steps = [scale * 10 ** (-14 + 13 * i / 260) for i in range(261)]
+    errors = [_error(name, x, h) for h in steps]
+    smooth = [statistics.median(errors[max(0, i - 5) : i + 6]) for i in range(len(errors))]
+    i = min(range(len(smooth)), key=smooth.__getitem__)
+    return max(smooth[i], 1e-12), steps[i]
+
+
+def _step_cases(spec: tuple[tuple[str, float, float], ...]) -> Callable:
+    def cases(rng: random.Random) -> list[Case]:
+        return [{"f": f, "x": rng.uniform(lo, hi)} for f, lo, hi in spec]
+
+    return cases
+
+
+def _run_step(functions: dict, case: Case) -> dict:
+    return {"h": functions["step_size"](case["x"])}
+
+
+def _judge_step(direction: str) -> Callable:
+    """Fail when the error is far above the best and h errs in ``direction``."""
+
+    def judge(case: Case, seen: dict) -> str | None:
+        h, problem = number_in(seen, "h")
+        if problem:
+            return problem
+        if not (math.isfinite(h) and h > 0):
+            return f"step_size({case['x']:.3g}) returned {h!r}; a step must be positive"
+        best, best_h = _best(case["f"], case["x"])
+        if _error(case["f"], case["x"], h) <= _TOLERANCE * best:
+            return None
+        if direction == "any" or (direction == "small") == (h < best_h):
+            what = "small" if h < best_h else "large"
+            return (
+                f"h = {h:.3g} at x = {case['x']:.3g} is too {what}: the error is far above the best"
+            )
+        return None
+
+    return judge
+
+
+_MODERATE = (
+    ("sin", -1.2, 1.2),
+    ("exp", -2, 2),
+    ("tanh", -1, 1),
+    ("atan", -2, 2),
+    ("log", 0.5, 4),
+    ("pow2.5", 0.5, 4),
+    ("sqrt", 0.5, 4),
+)
+
+STEP = register(
+    Exercise(
+        "01.step_size",
+        "Choosing h",
+        2,
+        "step_size(x) returns the h for central_difference at x that keeps the total "
+        "error (truncation + rounding) near its minimum.",
+        ("step_size",),
+        (
+            Check(
+                "not so small that rounding error dominates",
+                "h too small: f(x + h) - f(x - h) cancels almost every digit, so the "
+                "rounding error (about ε|f| / h) explodes; take h near ε^(1/3)",
+                _step_cases(_MODERATE),
+                _run_step,
+                _judge_step("small"),
+            ),
+            Check(
+                "not so large that truncation error dominates",
+                "h too large: the truncation error h² f'''(x) / 6 dominates; take h near ε^(1/3)",
+                _step_cases(_MODERATE),
+                _run_step,
+                _judge_step("large"),
+            ),
+            Check(
+                "scales with |x|",
+                "for large |x|, x + h keeps only the digits of h above ε|x|: scale the "
+                "step, e.g. h = ε^(1/3) · max(1, |x|)",
+                _step_cases((("log", 1e3, 1e6), ("pow2.5", 1e3, 1e5), ("sqrt", 1e4, 1e6))),
+                _run_step,
+                _judge_step("any"),
+            ),
+            Check(
+                "works at x = 0",
+                "a step proportional to |x| is 0 at x = 0: use max(1, |x|)",
+                _step_cases((("exp", 0, 0), ("exp∘sin", 0, 0))),
+                _run_step,
+                _judge_step("any"),
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
