@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .functions import attach_rules, evaluate
+from .functions import as_float, attach_rules, evaluate
 from .graph import lecture_order
 from .rules import Rule
 
@@ -34,14 +34,6 @@ __all__ = [
     "TangentTrace",
     "tangent_trace",
 ]
-
-
-def _as_float(x: Any, op: str) -> float:
-    if isinstance(x, numbers.Real):
-        return float(x)
-    raise TypeError(
-        f"{op}: expected a Python number (int or float) or a Dual, got {type(x).__name__} {x!r}"
-    )
 
 
 class Dual:
@@ -59,8 +51,8 @@ class Dual:
     __slots__ = ("primal", "tangent")
 
     def __init__(self, primal: float, tangent: float = 0.0) -> None:
-        self.primal = _as_float(primal, "Dual")
-        self.tangent = _as_float(tangent, "Dual")
+        self.primal = as_float(primal, "Dual")
+        self.tangent = as_float(tangent, "Dual")
 
     def __repr__(self) -> str:
         return f"Dual(primal={self.primal!r}, tangent={self.tangent!r})"
@@ -87,7 +79,7 @@ def _unary(rule: Rule) -> Callable[[Dual], Dual]:
 def _binary(rule: Rule, reflected: bool) -> Callable[[Dual, Any], Dual]:
     def op(self: Dual, other: Any) -> Dual:
         if not isinstance(other, Dual):
-            other = _as_float(other, rule.name)
+            other = as_float(other, rule.name, "Dual")
         return _apply(rule, self, (other, self) if reflected else (self, other))
 
     return op
@@ -103,12 +95,12 @@ def _outputs(out: Any) -> tuple[list[Any], bool]:
     return [out], False
 
 
-def _split(out: Any) -> tuple[Any, Any]:
+def _split(out: Any, caller: str) -> tuple[Any, Any]:
     items, many = _outputs(out)
     for item in items:
         if not isinstance(item, (Dual, numbers.Real)):
             raise TypeError(
-                f"jvp: f returned {type(item).__name__} {item!r}; it must return numbers "
+                f"{caller}: f returned {type(item).__name__} {item!r}; it must return numbers "
                 "(or a list of them) computed from its arguments"
             )
     primals = [y.primal if isinstance(y, Dual) else float(y) for y in items]
@@ -140,7 +132,7 @@ def jvp(
     >>> jvp(lambda x, y: [x + y, x * y], (2.0, 5.0), (0.0, 1.0))
     ((7.0, 10.0), (1.0, 2.0))
     """
-    return _split(f(*_seed("jvp", primals, tangents)))
+    return _split(f(*_seed("jvp", primals, tangents)), "jvp")
 
 
 class ForwardJacobian(NamedTuple):
@@ -238,7 +230,7 @@ def tangent_trace(
     """
     inputs = _seed("tangent_trace", primals, tangents, _TracedDual)
     out = f(*inputs)
-    value, tangent = _split(out)
+    value, tangent = _split(out, "tangent_trace")
     roots = [y for y in _outputs(out)[0] if isinstance(y, _TracedDual)]
     leaves, operations = lecture_order(roots, inputs)
     index = {id(x): k - len(leaves) + 1 for k, x in enumerate(leaves)}

@@ -26,7 +26,7 @@ from typing import Any
 
 from .rules import MATH, RULES, DomainError, Rule, check_domain
 
-__all__ = ["OPERATOR_NAMES", "attach_rules", "evaluate", "method_names"]
+__all__ = ["OPERATOR_NAMES", "as_float", "attach_rules", "evaluate", "method_names"]
 
 #: The names under which a rule is offered when they differ from the rule's name:
 #: binary rules as (operator, reflected operator), ``neg`` as ``-x``, ``abs`` also as ``abs(x)``.
@@ -68,13 +68,38 @@ def attach_rules(
     for rule in RULES.values():
         names = method_names(rule)
         if rule.arity == 1:
-            method = unary(rule)
+            method = _named(unary(rule), cls, names[0], rule)
             for name in names:
                 setattr(cls, name, method)
         else:
-            setattr(cls, names[0], binary(rule, False))
-            setattr(cls, names[1], binary(rule, True))
+            for name, reflected in zip(names, (False, True), strict=True):
+                setattr(cls, name, _named(binary(rule, reflected), cls, name, rule))
     return cls
+
+
+def _named(method: Callable[..., Any], cls: type, name: str, rule: Rule) -> Callable[..., Any]:
+    # So that help(Value.sin) and tracebacks say what the generated method is.
+    method.__name__, method.__qualname__ = name, f"{cls.__name__}.{name}"
+    method.__doc__ = f"The rule {rule.name!r} of micrograd_edu.rules.RULES."
+    return method
+
+
+def as_float(x: Any, op: str, engine: str = "") -> float:
+    """``x`` as a float, or a ``TypeError`` naming the operation and what it got
+    (``engine``: the other kind of operand the operation accepts, if any).
+
+    >>> as_float("a", "mul", "Value")
+    Traceback (most recent call last):
+    ...
+    TypeError: mul: expected a Python number (int or float) or a Value, got str 'a'
+    """
+    if isinstance(x, numbers.Real):
+        return float(x)
+    raise TypeError(
+        f"{op}: expected a Python number (int or float)"
+        + (f" or a {engine}" if engine else "")
+        + f", got {type(x).__name__} {x!r}"
+    )
 
 
 def evaluate(
@@ -103,12 +128,16 @@ def evaluate(
         if not constant_last:
             check_domain(rule, MATH, *xs, grad=True)
         partials = partials[:-1]
+    # What the table does not foresee (overflow, 0.0 ** -0.5 in pow's derivative)
+    # still becomes a DomainError naming the operation and the values.
+    where = ""
     try:
         out = rule.value(MATH, *xs)
+        where = "its derivative: "
         local = tuple(partial(MATH, out, *xs) for partial in partials)
-    except ArithmeticError as error:  # overflow, 0.0 ** -0.5, ...: not foreseen by the table
+    except ArithmeticError as error:
         shown = ", ".join(repr(x) for x in xs)
-        raise DomainError(f"{rule.name}({shown}): {error}") from error
+        raise DomainError(f"{rule.name}({shown}): {where}{error}") from error
     return out, (local + (math.nan,)) if undefined_last else local
 
 
