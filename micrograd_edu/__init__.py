@@ -10,6 +10,7 @@ from . import functions
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
+from .freeze import freeze
 from .function import Function
 from .grading import check
 from .graph import topological_order
@@ -41,6 +42,6 @@ __all__ = [
     "__version__",
 ]
 __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
-__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError"]
+__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError", "freeze"]
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]

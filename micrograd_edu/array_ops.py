@@ -89,13 +89,16 @@ DOT = Op("dot", _dot_forward, _matmul_vjp)
 def _trace_forward(a):
     if a.ndim != 2:
         raise ShapeError(f"trace: expects a 2-D tensor (a matrix), got shape {a.shape}")
-    return np.trace(a)
+    return a.trace()
 
 
 def _trace_vjp(g, out, xs, needs):
-    (a,) = xs
-    # d tr(A) / dA = I: only the diagonal entries contribute.
-    return (np.eye(*a.shape, dtype=a.dtype) * g,)
+    rows, columns = xs[0].shape
+    # d tr(A) / dA = I: g on the diagonal, 0 elsewhere. The diagonal of a
+    # flattened matrix is every (columns + 1)-th entry.
+    grad = np.zeros(rows * columns, dtype=xs[0].dtype)
+    grad[: min(rows, columns) * (columns + 1) : columns + 1] = g
+    return (grad.reshape(rows, columns),)
 
 
 TRACE = Op("trace", _trace_forward, _trace_vjp)
@@ -125,12 +128,22 @@ RESHAPE = Op(
 )
 
 
+def _is_basic(index) -> bool:
+    """True for an index made of ints, slices, None and ... (numpy's "basic"
+    indexing, which picks every entry at most once)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, int | slice) or i is None or i is Ellipsis for i in parts)
+
+
 def _getitem_vjp(g, out, xs, needs, index):
     (a,) = xs
-    grad = np.zeros_like(a, dtype=g.dtype)
-    # np.add.at adds once per occurrence, so x[[0, 0]] sends two gradients to
-    # x[0]; a plain assignment would keep only the last.
-    np.add.at(grad, index, g)
+    grad = np.zeros(a.shape, dtype=g.dtype)
+    if _is_basic(index):
+        grad[index] = g
+    else:
+        # A fancy index may pick an entry twice (x[[0, 0]]): np.add.at adds once
+        # per occurrence, where an assignment would keep only the last.
+        np.add.at(grad, index, g)
     return (grad,)
 
 
@@ -175,28 +188,40 @@ STACK = Op("stack", _stack_forward, _stack_vjp)
 # --------------------------------------------------------------- reductions
 
 
-def _expand(g, shape, axis, keepdims):
-    """Put back the axes a reduction removed, so ``g`` broadcasts to ``shape``."""
+def _expand(g, axis, keepdims):
+    """Put back the axes a reduction removed, so ``g`` broadcasts to its input."""
     if axis is None or keepdims:
         return g
     return np.expand_dims(g, axis)
 
 
+def _spread(g, shape, dtype):
+    """``g`` copied to every entry of ``shape`` (a new array, unlike np.broadcast_to)."""
+    out = np.zeros(shape, dtype=dtype)
+    out += g
+    return out
+
+
 def _sum_vjp(g, out, xs, needs, axis, keepdims):
-    shape = xs[0].shape
-    return (np.broadcast_to(_expand(g, shape, axis, keepdims), shape),)
+    a = xs[0]
+    return (_spread(_expand(g, axis, keepdims), a.shape, a.dtype),)
 
 
-SUM = Op("sum", lambda a, axis, keepdims: np.sum(a, axis=axis, keepdims=keepdims), _sum_vjp)
+SUM = Op("sum", lambda a, axis, keepdims: a.sum(axis=axis, keepdims=keepdims), _sum_vjp)
+
+
+def _mean_forward(a, axis, keepdims):
+    total = a.sum(axis=axis, keepdims=keepdims)
+    return total / (a.size // max(total.size, 1) if a.size else 1)
 
 
 def _mean_vjp(g, out, xs, needs, axis, keepdims):
     a = xs[0]
-    count = a.size // max(np.size(out), 1) if a.size else 1
-    return (np.broadcast_to(_expand(g, a.shape, axis, keepdims) / count, a.shape),)
+    count = a.size // max(out.size, 1) if a.size else 1
+    return (_spread(_expand(g, axis, keepdims) / count, a.shape, out.dtype),)
 
 
-MEAN = Op("mean", lambda a, axis, keepdims: np.mean(a, axis=axis, keepdims=keepdims), _mean_vjp)
+MEAN = Op("mean", _mean_forward, _mean_vjp)
 
 
 def _max_forward(a, axis, keepdims):
@@ -207,10 +232,10 @@ def _max_forward(a, axis, keepdims):
 
 def _max_vjp(g, out, xs, needs, axis, keepdims):
     a = xs[0]
-    hit = a == _expand(out, a.shape, axis, keepdims)
+    hit = a == _expand(out, axis, keepdims)
     # Ties share the gradient equally (the subgradient PyTorch's amax uses).
     share = hit / np.sum(hit, axis=axis, keepdims=True)
-    return (share * _expand(g, a.shape, axis, keepdims),)
+    return (share * _expand(g, axis, keepdims),)
 
 
 MAX = Op("max", _max_forward, _max_vjp)

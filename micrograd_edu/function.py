@@ -30,11 +30,12 @@ diagram instead of a matmul and an add.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from .modes import no_grad
+from .modes import STATE, no_grad
 from .ops import Op, ShapeError
 from .tensor import Tensor, _leaf, apply
 
@@ -81,6 +82,18 @@ class Function:
         return apply(op, *inputs, static=(cls, Context(), layout))
 
 
+@contextmanager
+def _untraced():
+    """Run user code as one operation: record nothing, not even for ``freeze``
+    (which replays the whole Function, not the operations inside it)."""
+    tape, STATE.tape = STATE.tape, None
+    try:
+        with no_grad():
+            yield
+    finally:
+        STATE.tape = tape
+
+
 def _call_args(xs: tuple, layout: tuple) -> list:
     arrays = iter(xs)
     return [_leaf(next(arrays)) if slot is None else slot[0] for slot in layout]
@@ -88,7 +101,7 @@ def _call_args(xs: tuple, layout: tuple) -> list:
 
 def _forward(*xs_and_static: Any) -> np.ndarray:
     *xs, cls, ctx, layout = xs_and_static
-    with no_grad():
+    with _untraced():
         out = cls.forward(ctx, *_call_args(tuple(xs), layout))
     out = out.data if isinstance(out, Tensor) else np.asarray(out)
     if out.dtype.kind != "f":
@@ -103,7 +116,7 @@ def _vjp(g, out, xs, needs, cls, ctx, layout):
     name = cls.__name__
     flags = iter(needs)
     ctx.needs_input_grad = tuple(slot is None and next(flags) for slot in layout)
-    with no_grad():
+    with _untraced():
         grads = cls.backward(ctx, _leaf(g))
     grads = grads if isinstance(grads, tuple) else (grads,)
     # PyTorch's convention: one gradient per forward argument, None for the others.
@@ -116,8 +129,11 @@ def _vjp(g, out, xs, needs, cls, ctx, layout):
     result = []
     for i, x, need in zip(positions, xs, needs, strict=True):
         grad = grads[i]
-        if grad is None or not need:
+        if not need:
             result.append(None)
+            continue
+        if grad is None:  # PyTorch's convention for "no dependence": a zero gradient
+            result.append(np.zeros_like(x))
             continue
         grad = grad.data if isinstance(grad, Tensor) else np.asarray(grad)
         if grad.shape != x.shape or grad.dtype != x.dtype:

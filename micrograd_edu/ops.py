@@ -8,7 +8,8 @@ turns the gradient of the result into gradients of the inputs::
     vjp(g, out, xs, needs, *static) -> one gradient (or None) per input
 
 ``xs`` are the input arrays, ``needs[i]`` says whether input ``i`` wants a
-gradient (so ``X @ W`` with a constant ``X`` skips one matrix product) and
+gradient (so ``X @ W`` with a constant ``X`` skips one matrix product; the
+gradient is an array, of the input's shape, exactly where it is wanted) and
 ``static`` holds arguments that are not differentiated (an axis, a shape, an
 index). Nothing here knows about ``Tensor``: the dynamic graph in
 :mod:`micrograd_edu.tensor` and the frozen replay in :mod:`micrograd_edu.freeze`
@@ -65,6 +66,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if grad.shape == shape:
         return grad
     extra = grad.ndim - len(shape)
+    if shape and extra > 0 and grad.shape[extra:] == shape:  # leading axes only: a bias row
+        return grad.sum(axis=tuple(range(extra)))
     if extra < 0 or any(n != 1 and n != m for n, m in zip(shape, grad.shape[extra:], strict=True)):
         raise ShapeError(
             f"unbroadcast: a gradient of shape {grad.shape} cannot be summed to shape "
@@ -152,13 +155,26 @@ def elementwise(rule: Rule) -> Op:
                 raise _broadcast_error(name, xs) from None
             raise
 
-    def vjp(g, out, xs, needs):
-        if rule.grad_domain is not None and needs[-1]:
-            check_domain_arrays(rule, xs, grad=True)
-        return tuple(
-            unbroadcast(_times(g, partial(ns, out, *xs)), np.shape(x)) if need else None
-            for partial, x, need in zip(partials, xs, needs, strict=True)
-        )
+    check_grad = rule.grad_domain is not None
+
+    if rule.arity == 1:
+        (partial,) = partials
+
+        def vjp(g, out, xs, needs):
+            if check_grad:
+                check_domain_arrays(rule, xs, grad=True)
+            return (_times(g, partial(ns, out, *xs)),)
+
+    else:  # two inputs, either of which may have been broadcast
+        partial_a, partial_b = partials
+
+        def vjp(g, out, xs, needs):
+            a, b = xs
+            if check_grad and needs[1]:
+                check_domain_arrays(rule, xs, grad=True)
+            ga = unbroadcast(_times(g, partial_a(ns, out, a, b)), a.shape) if needs[0] else None
+            gb = unbroadcast(_times(g, partial_b(ns, out, a, b)), b.shape) if needs[1] else None
+            return ga, gb
 
     return Op(name, forward, vjp)
 

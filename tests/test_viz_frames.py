@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from test_rules import central
 from viz_nodes import A, S, lecture
 
 from micrograd_edu import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
@@ -20,14 +21,6 @@ from micrograd_edu.viz.labels import number
 
 def f_math(x1, x2):
     return math.log(x1) + x1 * x2 - math.sin(x2)
-
-
-def central(f, xs, k, h=1e-6):
-    up = list(xs)
-    down = list(xs)
-    up[k] += h
-    down[k] -= h
-    return (f(*up) - f(*down)) / (2 * h)
 
 
 def test_forward_frames_turn_nodes_green_in_execution_order():

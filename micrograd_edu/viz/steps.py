@@ -59,34 +59,47 @@ def scalar(x: Any) -> bool:
 def op_order(g: GraphView) -> list[int]:
     """The operations in the lecture's numbering order (v₁, v₂, ...)."""
     ops = [i for i, ps in enumerate(g.parents) if ps]
-    return sorted(ops, key=lambda i: int(g.names[i][1:].translate(_UNSUB)))
+    return sorted(ops, key=lambda i: int(g.names[i][1:].translate(UNSUB)))
 
 
-_UNSUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋", "0123456789-")
+UNSUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋", "0123456789-")
+
+
+def engine_steps(g: GraphView) -> list[Any] | None:
+    """The scalar engine's own record of its backward pass, if ``g`` is a ``Value`` graph.
+
+    ``engine.adjoint_trace`` runs ``backward``; the user's gradients are put
+    back afterwards, and leaves start from 0 so that the record holds this
+    pass only (leaves accumulate across passes).
+    """
+    try:
+        from ..engine import Value, adjoint_trace
+    except ImportError:  # the scalar engine is optional for drawing
+        return None
+    if not isinstance(g.roots[0], Value) or len(g.roots) > 1:
+        return None
+    grads = [n.grad for n in g.order]
+    try:
+        for node in g.order:
+            node.grad = 0.0
+        return adjoint_trace(g.roots[0])
+    finally:
+        for node, grad in zip(g.order, grads, strict=True):
+            node.grad = grad
 
 
 def execution_order(g: GraphView) -> list[int]:
     """The operations in the order the engine evaluated them.
 
     The scalar engine runs ``backward`` over its nodes in reverse creation
-    order and reports it (``engine.adjoint_trace``), so the forward order is
-    that, reversed. Other graphs (``Tensor``) are differentiated over the
-    graph's topological order, which is the order ``g`` already has.
+    order and records it, so the forward order is that, reversed. Other graphs
+    (``Tensor``) are differentiated over the graph's topological order, which
+    is the order ``g`` already has.
     """
-    root = g.roots[0]
-    try:
-        from ..engine import Value, adjoint_trace
-    except ImportError:  # the scalar engine is optional for drawing
-        Value = None
-    if Value is None or not isinstance(root, Value) or len(g.roots) > 1:
+    recorded = engine_steps(g)
+    if recorded is None:
         return [i for i, ps in enumerate(g.parents) if ps]
-    grads = [n.grad for n in g.order]
-    try:  # adjoint_trace runs backward; leave the user's gradients as they were
-        steps = adjoint_trace(root)
-    finally:
-        for node, grad in zip(g.order, grads, strict=True):
-            node.grad = grad
-    backward = dict.fromkeys(g.index[id(s.child)] for s in steps)
+    backward = dict.fromkeys(g.index[id(s.child)] for s in recorded)
     return list(reversed(backward))
 
 
@@ -95,10 +108,6 @@ def bar(g: GraphView, i: int) -> str:
     if i in g.inputs:
         return "x" + BAR + subscript(g.inputs.index(i) + 1)
     return g.names[i][0] + BAR + g.names[i][1:]
-
-
-def dot(g: GraphView, i: int) -> str:
-    return g.names[i][0] + DOT + g.names[i][1:]
 
 
 def forward_steps(g: GraphView) -> list[ForwardStep]:
@@ -146,16 +155,28 @@ def backward_steps(g: GraphView) -> list[BackwardStep]:
     """The adjoints flowing back from the first root, in the engine's order.
 
     Each operation, from the last to the first, passes its adjoint to each of
-    its parents: ``parent̄ += child̄ · ∂child/∂parent``.
+    its parents: ``parent̄ += child̄ · ∂child/∂parent``. For a ``Value`` graph
+    the numbers are the engine's own record; for other graphs they are
+    replayed from the rule table (only the final gradients of tensor
+    operations are known).
     """
     root = g.index[id(g.roots[0])]
     seed = np.ones_like(g.order[root].data, dtype=float) if not scalar(g.order[root].data) else 1.0
+    steps = [BackwardStep(None, root, "", None, seed, seed)]
+    recorded = engine_steps(g)
+    if recorded is not None:
+        sent: dict[int, int] = {}  # a node sends to its parents in order: step k is parent k
+        for r in recorded:
+            i, p = g.index[id(r.child)], g.index[id(r.parent)]
+            k = sent[i] = sent.get(i, -1) + 1
+            text = _factor(local_partial(g, i, k)[0])
+            steps.append(BackwardStep(i, p, text, r.local, r.contribution, r.parent_grad))
+        return steps
     adjoint: dict[int, Any] = {root: seed}
     remaining = [0] * len(g.order)  # contributions still to arrive at each node
     for ps in g.parents:
         for p in ps:
             remaining[p] += 1
-    steps = [BackwardStep(None, root, "", None, seed, seed)]
     for i in reversed(execution_order(g)):
         if i not in adjoint:  # not upstream of the root
             continue
@@ -168,11 +189,16 @@ def backward_steps(g: GraphView) -> list[BackwardStep]:
             else:
                 contribution = adjoint[i] * local
                 adjoint[p] = (adjoint.get(p) or 0.0) + contribution
-            text = show(expr)
-            if text.startswith(("-", "−")) or (isinstance(expr, Text) and expr.rank == 1):
-                text = f"({text})"  # it follows "v̄ ·", so a sum or a sign needs brackets
-            steps.append(BackwardStep(i, p, text, local, contribution, adjoint[p]))
+            steps.append(BackwardStep(i, p, _factor(expr), local, contribution, adjoint[p]))
     return steps
+
+
+def _factor(expr: Any) -> str:
+    """A local derivative as it reads after ``v̄ ·``: sums and signs in brackets."""
+    text = show(expr)
+    if text.startswith(("-", "−")) or (isinstance(expr, Text) and expr.rank == 1):
+        return f"({text})"
+    return text
 
 
 class Text:

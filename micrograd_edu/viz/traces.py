@@ -19,8 +19,21 @@ import html
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from ..forward import TraceStep
+from ..rules import RULES
 from .labels import number, subscript
-from .steps import Text, backward_steps, bar, dot, forward_steps, local_partial, op_order, show
+from .steps import (
+    DOT,
+    PRINT,
+    UNSUB,
+    Text,
+    backward_steps,
+    bar,
+    forward_steps,
+    local_partial,
+    op_order,
+    show,
+)
 from .view import GraphView, view
 
 __all__ = ["Row", "Trace", "primal_trace", "tangent_trace", "adjoint_trace"]
@@ -120,45 +133,82 @@ def tangent_trace(
 ) -> Trace:
     """The forward tangent trace: v̇ᵢ = Σ ∂vᵢ/∂vⱼ · v̇ⱼ, seeded with ``tangents`` (ẋ).
 
-    The default seed ẋ = (1, 0, …) gives ∂y/∂x₁.
+    The default seed ẋ = (1, 0, …) gives ∂y/∂x₁. Given a function, the
+    numbers come from the forward-mode engine (dual numbers,
+    :func:`micrograd_edu.forward.tangent_trace`); given a graph already built
+    (``tangent_trace(y, [1, 0])``), forward mode is replayed over it with the
+    rule table.
 
     >>> t = tangent_trace(lambda a, b: a.log() + a * b - b.sin(), [2.0, 5.0], [1.0, 0.0])
     >>> t[-1]
     Row(left='ẏ = v̇₅', right='5.5', value=5.5)
     """
-    if not callable(f) and tangents is None and primals is not None:
-        primals, tangents = None, primals  # tangent_trace(graph, tangents)
-    g = _graph(f, primals, "tangent_trace")
-    n = len(g.inputs)
+    if callable(f):
+        if primals is None or len(primals) == 0:
+            raise TypeError("tangent_trace: pass the point too, e.g. tangent_trace(f, [2, 5])")
+        seed = _seed(len(primals), tangents)
+        from ..forward import tangent_trace as run_forward_mode
+
+        steps = run_forward_mode(f, [float(p) for p in primals], seed).steps
+    else:
+        if tangents is None:
+            tangents = primals  # tangent_trace(graph, tangents)
+        g = view(f, "tangent_trace")
+        seed = _seed(len(g.inputs), tangents)
+        steps = _replay(g, seed)
+    rows = []
+    for s in steps:
+        name = "v" + DOT + subscript(s.index)
+        if s.op == "input":
+            rows.append(Row(f"{name} = ẋ{subscript(len(rows) + 1)}", number(s.tangent), s.tangent))
+            continue
+        rule = RULES.get(s.op)
+        if rule is None:
+            raise ValueError(f"tangent_trace: no rule for {s.op!r} in the rule table")
+        args = [Text("v" + subscript(a)) if type(a) is int else a for a in s.args]
+        expr: Any = 0.0
+        for k, a in enumerate(s.args):
+            if type(a) is int:  # an earlier step; floats are constants
+                local = rule.partials[k](PRINT, Text("v" + subscript(s.index)), *args)
+                expr = expr + Text("v" + DOT + subscript(a)) * local
+        rows.append(Row(f"{name} = {show(expr)}", number(s.tangent), s.tangent))
+    last = steps[-1]
+    rows.append(Row(f"ẏ = v{DOT}{subscript(last.index)}", number(last.tangent), last.tangent))
+    return Trace(f"Forward tangent trace, ẋ = ({', '.join(number(t) for t in seed)})", rows)
+
+
+def _seed(n: int, tangents: Sequence[float] | None) -> list[float]:
     seed = [1.0] + [0.0] * (n - 1) if tangents is None else [float(t) for t in tangents]
     if len(seed) != n:
         raise ValueError(
             f"tangent_trace: {len(seed)} tangents for {n} inputs; give one ẋ per input"
         )
+    return seed
+
+
+def _replay(g: GraphView, seed: list[float]) -> list[TraceStep]:
+    """Forward mode over a recorded graph: the steps the dual-number engine would give."""
+    number_of = {i: int(g.names[i][1:].translate(UNSUB)) for i in (*g.inputs, *op_order(g))}
     tangent = dict(zip(g.inputs, seed, strict=True))
-    rows = [
-        Row(f"{dot(g, i)} = ẋ{subscript(k + 1)}", number(tangent[i]), tangent[i])
-        for k, i in enumerate(g.inputs)
-    ]
+    steps = [TraceStep(number_of[i], "input", (), g.order[i].data, tangent[i]) for i in g.inputs]
     for i in op_order(g):
-        expr: Any = 0.0
+        args: list[int | float] = []
         total = 0.0
         for k, p in enumerate(g.parents[i]):
             if g.kind(p) == "const":
+                args.append(float(g.order[p].data))
                 continue
-            local_expr, local = local_partial(g, i, k)
+            args.append(number_of[p])
+            local = local_partial(g, i, k)[1]
             if local is None:
                 raise ValueError(
                     f"tangent_trace: no scalar rule for {g.order[i].op!r}; "
                     "traces are for functions of scalars (Value)"
                 )
-            expr = expr + Text(dot(g, p)) * local_expr
             total += local * tangent[p]
         tangent[i] = total
-        rows.append(Row(f"{dot(g, i)} = {show(expr)}", number(total), total))
-    root = _root(g)
-    rows.append(Row(f"ẏ = {dot(g, root)}", number(tangent[root]), tangent[root]))
-    return Trace(f"Forward tangent trace, ẋ = ({', '.join(number(t) for t in seed)})", rows)
+        steps.append(TraceStep(number_of[i], g.order[i].op, tuple(args), g.order[i].data, total))
+    return steps
 
 
 def adjoint_trace(f: Any, primals: Sequence[float] | None = None) -> Trace:
