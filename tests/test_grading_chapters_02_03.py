@@ -1,12 +1,14 @@
 """Chapters 02 and 03's checks: correct answers pass on any seed, each mistake fails its check."""
 
 import math
+from pathlib import Path
 
 import pytest
 
 from micrograd_edu.forward import Dual
-from micrograd_edu.grading import chapter, exercise
+from micrograd_edu.grading import chapter, exercise, gradebook
 from micrograd_edu.grading.chapter02 import build, encode, evaluate, tree_size
+from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.registry import draw_cases, judge, observe
 from micrograd_edu.symbolic import Apply, Constant, Symbol, size
 
@@ -318,3 +320,52 @@ def test_each_jacobian_mistake_fails_its_check(wrong, failing):
     result = grade("03.jacobian_forward", {"jacobian_forward": wrong})
     assert failed_checks(result) == failing
     assert any("transposed" in c.reason for c in result.checks) == (wrong is transposed)
+
+
+def test_a_mydual_derived_from_the_packages_dual_is_refused():
+    class Borrowed(Dual):
+        pass
+
+    for exercise_id in ("03.dual_mul", "03.dual_functions"):
+        result = grade(exercise_id, {"MyDual": Borrowed})
+        assert result.score == 0 and "derived from" in result.checks[0].reason
+
+
+# --- the notebooks, through the batch grader ---------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ["02_symbolic.ipynb", "03_forward.ipynb"]
+
+
+def test_solutions_grade_full_and_exercises_zero_without_errors(tmp_path):
+    pytest.importorskip("resource")  # the batch grader is POSIX only
+    paths = [ROOT / folder / name for folder in ("solutions", "exercises") for name in NOTEBOOKS]
+    rows = gradebook.grade_all(paths, csv_path=tmp_path / "g.csv")
+    for row, path in zip(rows, paths, strict=True):
+        assert row.max_score == sum(e.points for e in chapter(path.name[:2])), path
+        # a solution passes everything; an exercise is "not attempted", not broken, everywhere
+        want = "passed" if path.parent.name == "solutions" else "not attempted"
+        assert not row.notes, (path, row.notes)
+        assert all(r.status == want for r in row.results), (path, row.results)
+        assert row.score == (row.max_score if want == "passed" else 0)
+
+
+def test_the_packages_own_answers_are_withheld_while_grading(tmp_path):
+    pytest.importorskip("resource")
+    borrowed = {
+        "02_symbolic.ipynb": "from micrograd_edu.symbolic import diff as my_diff, size as my_size",
+        "03_forward.ipynb": "from micrograd_edu import jacobian_forward",
+    }
+    paths = []
+    for name, line in borrowed.items():
+        nb = read_notebook(ROOT / "exercises" / name)
+        nb["cells"].append({"cell_type": "code", "id": "borrow", "metadata": {}, "outputs": []})
+        nb["cells"][-1] |= {"execution_count": None, "source": line}
+        paths.append(tmp_path / name)
+        paths[-1].write_text(dumps(nb), encoding="utf-8")
+    rows = gradebook.grade_all(paths, csv_path=tmp_path / "g.csv")
+    for row in rows:
+        for result in row.results:
+            assert result.score == 0
+            if result.id in ("02.my_diff", "02.my_size", "03.jacobian_forward"):
+                assert "withheld" in " ".join(c.reason for c in result.checks), result

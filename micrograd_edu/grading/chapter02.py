@@ -24,6 +24,15 @@ from .registry import Case, Check, Exercise, register
 
 Nodes = list[list[Any]]
 
+# The package's own answers to this chapter; the batch grader withholds them.
+WITHHELD = (
+    "micrograd_edu.symbolic.diff",
+    "micrograd_edu.symbolic.simplify",
+    "micrograd_edu.symbolic.size",
+    "micrograd_edu.grading.chapter02.product_reference",
+    "micrograd_edu.grading.chapter02.quotient_reference",
+)
+
 # The grader's own arithmetic: one entry per operation it can evaluate.
 _BINARY: dict[str, Callable[[float, float], float]] = {
     "add": lambda a, b: a + b,
@@ -282,6 +291,7 @@ PRODUCT = register(
                 _judge_rule(lambda f, df, g, dg: f * dg + g * df, "u v"),
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -309,15 +319,16 @@ QUOTIENT = register(
                 _judge_rule(lambda f, df, g, dg: (df * g - f * dg) / (g * g), "u / v"),
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
 
-def _product(u: Expr, du: Expr, v: Expr, dv: Expr) -> Expr:
+def product_reference(u: Expr, du: Expr, v: Expr, dv: Expr) -> Expr:
     return u * dv + v * du
 
 
-def _quotient(u: Expr, du: Expr, v: Expr, dv: Expr) -> Expr:
+def quotient_reference(u: Expr, du: Expr, v: Expr, dv: Expr) -> Expr:
     return (du * v - u * dv) / v**2
 
 
@@ -399,7 +410,8 @@ DIFF = register(
                 ("x", "y"),
             ),
         ),
-        requires={"product_rule": _product, "quotient_rule": _quotient},
+        requires={"product_rule": product_reference, "quotient_rule": quotient_reference},
+        withheld=WITHHELD,
     )
 )
 
@@ -472,6 +484,7 @@ SIZE = register(
                 _judge_size,
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -561,5 +574,6 @@ FOLD = register(
                 _judge_folded,
             ),
         ),
+        withheld=WITHHELD,
     )
 )

@@ -14,8 +14,20 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import functions as F
+from ..forward import Dual
 from .plain import as_float, as_floats, close, describe
 from .registry import Case, Check, Exercise, register
+
+# The package's own answers to this chapter; the batch grader withholds them.
+WITHHELD = ("micrograd_edu.forward.jacobian_forward", "micrograd_edu.forward.jvp")
+
+
+def _own_dual(functions: dict) -> Callable[..., Any]:
+    """The submission's MyDual, refused if it only inherits the package's ``Dual``."""
+    make = functions["MyDual"]
+    if isinstance(make, type) and issubclass(make, Dual):
+        raise TypeError("MyDual is derived from micrograd_edu's Dual: write its operations")
+    return make
 
 
 def _pair(seen: dict, what: str) -> tuple[tuple[float, float] | None, str | None]:
@@ -53,7 +65,7 @@ def _two_duals(rng: random.Random) -> list[Case]:
 
 
 def _run_mul(functions: dict, case: Case) -> dict:
-    make = functions["MyDual"]
+    make = _own_dual(functions)
     out = make(case["a"], case["da"]) * make(case["b"], case["db"])
     return {"primal": out.primal, "tangent": out.tangent}
 
@@ -71,13 +83,13 @@ def _constant_cases(rng: random.Random) -> list[Case]:
 
 
 def _run_constant(functions: dict, case: Case) -> dict:
-    x = functions["MyDual"](case["a"], case["da"])
+    x = _own_dual(functions)(case["a"], case["da"])
     out = case["c"] * x if case["left"] else x * case["c"]
     return {"primal": out.primal, "tangent": out.tangent}
 
 
 def _run_unchanged(functions: dict, case: Case) -> dict:
-    make = functions["MyDual"]
+    make = _own_dual(functions)
     x, y = make(case["a"], case["da"]), make(case["b"], case["db"])
     x * y
     return {"after": [x.primal, x.tangent, y.primal, y.tangent]}
@@ -124,6 +136,7 @@ MUL = register(
                 _judge_unchanged,
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -144,7 +157,7 @@ def _function_check(name: str, hint: str) -> Check:
         return [{"a": rng.uniform(lo, 3), "da": da} for da in tangents]
 
     def run(functions: dict, case: Case) -> dict:
-        out = getattr(functions["MyDual"](case["a"], case["da"]), name)()
+        out = getattr(_own_dual(functions)(case["a"], case["da"]), name)()
         return {"primal": out.primal, "tangent": out.tangent}
 
     f, df = _FUNCTIONS[name]
@@ -173,6 +186,7 @@ FUNCTIONS = register(
                 "log(a + ȧε) = log a + ȧ / a ε: divide the tangent by the primal",
             ),
         ),
+        withheld=WITHHELD,
     )
 )
 
@@ -295,5 +309,6 @@ JACOBIAN = register(
                 _judge_passes,
             ),
         ),
+        withheld=WITHHELD,
     )
 )
