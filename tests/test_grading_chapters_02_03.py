@@ -4,12 +4,12 @@ import math
 from pathlib import Path
 
 import pytest
+from test_grading_checks import failed_checks, grade  # one way to grade functions directly
 
 from micrograd_edu.forward import Dual
-from micrograd_edu.grading import chapter, exercise, gradebook
+from micrograd_edu.grading import chapter, gradebook
 from micrograd_edu.grading.chapter02 import build, encode, evaluate, tree_size
 from micrograd_edu.grading.notebook import dumps, read_notebook
-from micrograd_edu.grading.registry import draw_cases, judge, observe
 from micrograd_edu.symbolic import Apply, Constant, Symbol, size
 
 # --- reference answers -------------------------------------------------------
@@ -97,16 +97,6 @@ CORRECT = {
     "MyDual": MyDual,
     "jacobian_forward": jacobian_forward,
 }
-
-
-def grade(exercise_id, functions, seed="test"):
-    ex = exercise(exercise_id)
-    cases = draw_cases(ex, seed)
-    return judge(ex, cases, observe(ex, dict(functions), cases))
-
-
-def failed_checks(result):
-    return {c.name for c in result.checks if not c.passed}
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(8)])
