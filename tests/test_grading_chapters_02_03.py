@@ -129,6 +129,10 @@ def test_encode_reads_only_the_packages_node_classes():
         encode(Symbol("x") + Lying(2))
     with pytest.raises(TypeError, match="str"):
         encode("x + 1")
+    loop = Apply("neg", ())
+    loop.args = (loop,)  # a cycle must end in an error, not an endless walk
+    with pytest.raises(ValueError, match="contains itself"):
+        encode(loop)
 
 
 def test_a_returned_string_or_number_is_named_in_the_reason():

@@ -83,6 +83,7 @@ def encode(expr: Any) -> Nodes:
         return [["const", expr]]
     nodes: Nodes = []
     index: dict[int, int] = {}
+    opened: set[int] = set()  # Apply nodes whose arguments are being read
     stack: list[tuple[Any, bool]] = [(expr, False)]
     while stack:
         node, expanded = stack.pop()
@@ -94,6 +95,9 @@ def encode(expr: Any) -> Nodes:
         if kind is Apply and not expanded:
             if type(node.args) is not tuple or type(node.op) is not str:
                 raise TypeError("the result holds a malformed Apply node")
+            if id(node) in opened:
+                raise ValueError("the result is not a tree: an expression contains itself")
+            opened.add(id(node))
             stack.append((node, True))
             stack.extend((a, False) for a in reversed(node.args) if id(a) not in index)
             continue
