@@ -232,7 +232,7 @@ def _max_forward(a, axis, keepdims):
 
 def _max_vjp(g, out, xs, needs, axis, keepdims):
     a = xs[0]
-    hit = a == _expand(out, axis, keepdims)
+    hit = (a == _expand(out, axis, keepdims)).astype(g.dtype)
     # Ties share the gradient equally (the subgradient PyTorch's amax uses).
     share = hit / np.sum(hit, axis=axis, keepdims=True)
     return (share * _expand(g, axis, keepdims),)

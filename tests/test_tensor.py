@@ -264,3 +264,35 @@ def test_grad_fn_names():
     assert repr((x @ x).grad_fn) == "<MatmulBackward>"
     assert repr(x.log_softmax().grad_fn) == "<LogSoftmaxBackward>"
     assert (x * 2).sum().grad_fn.next_functions[0].name() == "MulBackward"
+
+
+FLOAT32_OPS = {
+    "elementwise": lambda x: ((x * 2 - 1) / 3) ** 2 + x.exp().log() + x.sigmoid() + x.relu(),
+    "matmul": lambda x: x @ x.T,
+    "reductions": lambda x: x.sum(axis=0) + x.mean(axis=0) + x.max(axis=0),
+    "shapes": lambda x: x.reshape(-1)[[0, 1, 1]],
+    "softmax": lambda x: x.softmax(axis=1) + x.log_softmax(axis=1),
+    "join": lambda x: concatenate([x, x]) + stack([x, x]).sum(axis=0).sum(axis=0),
+    "trace": lambda x: (x @ x.T).trace(),
+    "cross_entropy": lambda x: cross_entropy(x, np.array([0, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_OPS))
+def test_float32_gradients_come_out_float32_without_casting(name):
+    x = Tensor(RNG.uniform(0.5, 1.5, size=(2, 2)).astype(np.float32), requires_grad=True)
+    y = FLOAT32_OPS[name](x)
+    assert y.dtype == np.float32
+    seen = set()
+    stack_ = [y]
+    while stack_:  # every recorded node's vjp, called directly (backward would cast)
+        node = stack_.pop()
+        if node._fn is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        xs, needs, static = node._saved
+        grads = node._fn.vjp(np.ones_like(node.data), node.data, xs, needs, *static)
+        for parent, g in zip(node.parents, grads, strict=True):
+            if g is not None:
+                assert g.dtype == np.float32, (node.op, g.dtype)
+            stack_.append(parent)

@@ -31,6 +31,8 @@ def test_broadcast_mismatch_names_both_shapes():
         leaf(np.ones((2, 3))) + Tensor(np.ones(4))
     with pytest.raises(ShapeError, match=r"mul: shapes \(3,\) and \(2,\)"):
         Tensor(np.ones(3)) * np.ones(2)
+    with pytest.raises(ShapeError, match=r"pow: shapes \(2, 3\) and \(2,\)"):
+        leaf(np.ones((2, 3))) ** Tensor([2.0, 3.0])  # the domain check broadcasts first
 
 
 def test_backward_from_non_scalar_needs_a_gradient():
@@ -76,6 +78,22 @@ def test_function_returning_a_wrong_gradient_is_named():
     y = Bad.apply(leaf(np.ones(3)))
     with pytest.raises(ShapeError, match=r"Bad.backward.*shape \(5,\).*shape \(3,\)"):
         y.sum().backward()
+
+    class Float32(Bad):
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.data.astype(np.float32)
+
+    with pytest.raises(TypeError, match=r"Float32.backward.*dtype float32.*float64"):
+        Float32.apply(leaf(np.ones(3))).sum().backward()
+
+    class TooMany(Bad):
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    with pytest.raises(TypeError, match=r"TooMany.backward returned 2 gradients.*took 1"):
+        TooMany.apply(leaf(np.ones(3))).sum().backward()
 
 
 def test_integer_tensor_cannot_require_grad():
