@@ -6,7 +6,7 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
-from . import functions
+from . import data, functions, nn, optim
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
@@ -38,6 +38,7 @@ __all__ = [
     "animate",
     "central_difference",
     "check",
+    "data",
     "diff",
     "doctor",
     "draw_graph",
@@ -52,7 +53,9 @@ __all__ = [
     "jacobian",
     "jacobian_forward",
     "jvp",
+    "nn",
     "no_grad",
+    "optim",
     "primal_trace",
     "simplify",
     "size",

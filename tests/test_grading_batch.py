@@ -109,7 +109,6 @@ def graded(tmp_path_factory):
         [
             "grade",
             str(FIXTURES),
-            # chapter 01's notebooks only: other chapters' solutions have their own tests
             str(ROOT / "solutions" / "01_numerical.ipynb"),
             str(ROOT / "exercises" / "01_numerical.ipynb"),
             "--chapter",

@@ -6,7 +6,17 @@
 * ``micrograd-edu gradescope-bundle``: the autograder zip for Gradescope.
 """
 
-from . import chapter01, chapter01_gradient, chapter02, chapter03  # noqa: F401  (they register their exercises)
+# Importing a chapter's module registers its exercises.
+from . import (  # noqa: F401
+    chapter01,
+    chapter01_gradient,
+    chapter02,
+    chapter03,
+    chapter04,
+    chapter05,
+    chapter06,
+    chapter07,
+)
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
 
