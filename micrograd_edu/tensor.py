@@ -19,15 +19,17 @@ array([[2., 4.]])
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import array_ops as A
 from .autograd import BackwardFunction, run_backward
+from .functions import attach_rules
 from .modes import STATE
 from .ops import ELEMENTWISE, Op, ShapeError
-from .rules import RULES
+from .rules import Rule
 
 __all__ = ["Tensor", "tensor", "apply"]
 
@@ -330,47 +332,20 @@ class Tensor:
 # Elementwise operators and methods: one per rule, from the table
 # --------------------------------------------------------------------------
 
-_OPERATORS = {
-    "add": ("__add__", "__radd__"),
-    "sub": ("__sub__", "__rsub__"),
-    "mul": ("__mul__", "__rmul__"),
-    "div": ("__truediv__", "__rtruediv__"),
-    "pow": ("__pow__", "__rpow__"),
-}
+
+def _unary(rule: Rule) -> Callable[[Tensor], Tensor]:
+    op = ELEMENTWISE[rule.name]
+    return lambda self: apply(op, self)
 
 
-def _binary_methods(op: Op) -> tuple:
-    def method(self, other):
-        return apply(op, self, other)
-
-    def reflected(self, other):
-        return apply(op, other, self)
-
-    method.__doc__ = reflected.__doc__ = f"Elementwise {op.name}, with numpy broadcasting."
-    return method, reflected
+def _binary(rule: Rule, reflected: bool) -> Callable[[Tensor, Any], Tensor]:
+    op = ELEMENTWISE[rule.name]
+    if reflected:  # 2 - x calls x.__rsub__(2): self is the right operand
+        return lambda self, other: apply(op, other, self)
+    return lambda self, other: apply(op, self, other)
 
 
-def _unary_method(op: Op):
-    def method(self):
-        return apply(op, self)
-
-    method.__name__ = op.name
-    method.__doc__ = f"Elementwise {op.name} (its derivative comes from rules.RULES)."
-    return method
-
-
-for _name, _rule in RULES.items():
-    if _name in _OPERATORS:
-        for _attr, _method in zip(
-            _OPERATORS[_name], _binary_methods(ELEMENTWISE[_name]), strict=True
-        ):
-            setattr(Tensor, _attr, _method)
-    elif _name == "neg":
-        Tensor.__neg__ = _unary_method(ELEMENTWISE[_name])
-    elif _name == "abs":  # both x.abs() and abs(x)
-        Tensor.abs = Tensor.__abs__ = _unary_method(ELEMENTWISE[_name])
-    elif _rule.arity == 1:
-        setattr(Tensor, _name, _unary_method(ELEMENTWISE[_name]))
+attach_rules(Tensor, _unary, _binary)
 
 
 # --------------------------------------------------------------------------
