@@ -7,11 +7,11 @@ The public face of the package. Each engine lives in its own module:
 """
 
 from . import data, functions, nn, optim
+from .custom_op import Function
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
 from .freeze import freeze
-from .custom_op import Function
 from .grading import check
 from .graph import topological_order
 from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
