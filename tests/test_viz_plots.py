@@ -48,6 +48,9 @@ def test_other_plots_draw_their_data():
     assert len(fig.axes[0].lines) == 2 and fig.axes[0].get_yscale() == "log"
     fig = plots.jacobian_cost_plot([1, 10, 100], [1, 10, 100], [1, 1, 1], m=1)
     assert list(fig.axes[0].lines[0].get_ydata()) == [1, 10, 100]
+    assert fig.axes[0].get_title().endswith("(m = 1 output)")
+    fig = plots.jacobian_cost_plot([1, 10], [1, 10], [3, 3], m=3)
+    assert fig.axes[0].get_title().endswith("(m = 3 outputs)")
     fig = plots.training_curves_plot({"train": [1, 0.5, 0.25], "test": [1, 0.6, 0.4]})
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["train", "test"]
     x = np.linspace(-1, 1, 5)

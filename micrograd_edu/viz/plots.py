@@ -157,7 +157,9 @@ def jacobian_cost_plot(
     """
     n = _positive("jacobian_cost_plot: n", n)
     title = "Jacobian cost: forward vs. reverse mode"
-    fig, ax = _axes(title + (f" (m = {m} outputs)" if m is not None else ""))
+    if m is not None:
+        title += f" (m = {m} output{'' if m == 1 else 's'})"
+    fig, ax = _axes(title)
     ax.plot(n, _positive("forward_cost", forward_cost), "o-", label="forward mode (∝ n)")
     ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label="reverse mode (∝ m)")
     ax.set_xlabel("n (inputs)")
