@@ -1,6 +1,7 @@
 """Symbolic differentiation against central differences, closed forms and the lecture's table."""
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -257,6 +258,33 @@ def test_logistic_map_derivative_against_numpy_polynomials(n):
     assert d.evaluate(x=0.3) == pytest.approx(slope, rel=1e-12)
     if n <= 4:  # past that, the expanded form cancels catastrophically in floating point
         assert simplify(d).evaluate(x=0.3) == pytest.approx(slope, rel=1e-9)
+
+
+def _function_calls(f, *args):
+    """How many Python and builtin functions ``f(*args)`` calls: work counted, not timed."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    sys.setprofile(profile)
+    try:
+        f(*args)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_simplifying_an_expanded_polynomial_takes_work_linear_in_its_size():
+    # The expanded form is a long sum of c*x**k terms: re-expanding each prefix of the sum
+    # and each x**k by repeated multiplication made this quadratic to cubic in the degree.
+    expanded = [simplify(diff(logistic_map(n, x), x)) for n in (7, 8)]
+    assert [simplify(s) == s for s in expanded] == [True, True]
+    growth = size(expanded[1]) / size(expanded[0])  # about 2: the degree doubles
+    for work in (simplify, lambda e: coefficients(e, x)):
+        small, large = (_function_calls(work, s) for s in expanded)
+        assert large / small < 1.25 * growth
 
 
 def test_expression_swell_grows_exponentially():
