@@ -1,6 +1,7 @@
 """Symbolic differentiation against central differences, closed forms and the lecture's table."""
 
 import math
+import re
 import sys
 
 import numpy as np
@@ -148,11 +149,27 @@ def test_str_uses_minimal_parentheses(expr, text):
         (x.sqrt() * abs(y), r"\sqrt{x} \cdot \left|y\right|"),
         (x.sigmoid(), r"\operatorname{sigmoid}\left(x\right)"),
         (-(x + 1), r"-\left(x + 1\right)"),
+        # Between numbers, juxtaposition would read as one number or a mixed fraction.
+        (4 * (4 * x), r"4 \cdot 4 x"),
+        (Constant(4) * 4 * x, r"4 \cdot 4 \cdot x"),
+        (2 * Constant(3) ** x, r"2 \cdot 3^{x}"),
+        (3 * (2 / x), r"3 \cdot \frac{2}{x}"),
+        (Constant(1e-05) * x, r"1e-05 \cdot x"),
+        (Constant(-2) * x.sin(), r"-2 \sin\left(x\right)"),
+        (0.5 * (x + 1), r"0.5 \left(x + 1\right)"),
     ],
 )
 def test_latex(expr, tex):
     assert expr.latex() == tex
     assert expr._repr_latex_() == f"${tex}$"
+    _assert_renders(expr._repr_latex_())
+
+
+def _assert_renders(tex: str) -> None:
+    """An independent LaTeX parser (matplotlib's mathtext) accepts ``tex``."""
+    from matplotlib.mathtext import MathTextParser
+
+    MathTextParser("path").parse(tex)
 
 
 # ----------------------------------------------------------------------------- simplify
@@ -424,3 +441,12 @@ def test_simplify_keeps_the_value(e, a):
     value = e.evaluate(x=a, y=0.7)
     assert simplify(e).evaluate(x=a, y=0.7) == pytest.approx(value, rel=1e-9, abs=1e-9)
     assert size(simplify(e)) <= max(size(e), 1) * 4  # collecting terms must not swell
+
+
+@settings(max_examples=100, deadline=None)
+@given(expressions(list(FUNCTIONS)))
+def test_latex_is_well_formed_and_never_runs_numbers_together(e):
+    shown = e._repr_latex_()
+    assert shown.startswith("$") and shown.endswith("$")
+    _assert_renders(shown)  # balanced braces, \left and \right in pairs, known commands
+    assert not re.search(r"\d (\d|\\frac)", shown), shown
