@@ -44,3 +44,14 @@ def test_chapter01_f_takes_the_vector_or_its_entries():
     result = grade("01.numerical_gradient", {"numerical_gradient": both_forms})
     assert failed_checks(result) == {"evaluates f O(n) times"}  # 2n + 2 calls: two too many
     assert seen and all(a == b and calls == 2 for a, b, calls in seen)
+
+
+def test_a_submission_cannot_reset_the_count():
+    f = Counted(lambda x: x)
+    f(1.0)
+    f(2.0)
+    with pytest.raises(AttributeError):
+        f.calls = 0
+    with pytest.raises(AttributeError):
+        f.count = [0]  # no new attributes either (slots)
+    assert f.calls == 2
