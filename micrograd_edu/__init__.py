@@ -6,29 +6,27 @@ The public face of the package. Each engine lives in its own module:
 ``grading``.
 """
 
+from . import data, functions, nn, optim
 from .doctor import doctor
+from .engine import Value
+from .forward import Dual, jacobian_forward, jvp
+from .freeze import freeze
+from .function import Function
 from .grading import check
 from .graph import topological_order
+from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
 from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
+from .ops import ShapeError, unbroadcast
 from .rules import RULES, DomainError
 from .symbolic import Symbol, diff, simplify, size
+from .tensor import Tensor, tensor
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "RULES",
-    "check",
-    "DomainError",
-    "doctor",
-    "topological_order",
-    "central_difference",
-    "gradient",
-    "jacobian",
-    "gradcheck",
-    "step_size_study",
-    "Symbol",
-    "diff",
-    "simplify",
-    "size",
-    "__version__",
-]
+__all__ = ["RULES", "DomainError", "check", "doctor", "topological_order", "__version__"]
+__all__ += ["central_difference", "gradient", "jacobian", "gradcheck", "step_size_study"]
+__all__ += ["Symbol", "diff", "simplify", "size"]
+__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError", "freeze"]
+__all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
+__all__ += ["nn", "optim", "data"]
+__all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]

@@ -18,7 +18,7 @@ thousand nodes in a chain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 
@@ -85,3 +85,38 @@ def _require_node(obj: Any) -> None:
             f"topological_order: expected a graph node (a Value or a Tensor) with a "
             f"'parents' attribute, got {type(obj).__name__}"
         )
+
+
+def lecture_order(
+    roots: Any | Iterable[Any], inputs: Sequence[Any] = ()
+) -> tuple[list[Any], list[Any]]:
+    """The nodes below ``roots`` as the lecture's trace tables number them.
+
+    Returns ``(leaves, operations)``: the k-th of n leaves is v₍ₖ₋ₙ₊₁₎ (so
+    v₋ₙ₊₁ … v₀), the k-th operation v₍ₖ₊₁₎. Leaves are ``inputs`` in the
+    order given, then any other user leaf (``op == ""``) in graph order;
+    constants (``op == "const"``) are left out, since a trace writes them as
+    numbers. Operations go level by level (a leaf has level 0, an operation
+    one more than its highest parent), in topological order within a level:
+    for ln x₁ + x₁x₂ − sin x₂ that is v₁ = ln, v₂ = ×, v₃ = sin, v₄ = +, v₅ = −.
+    Any such order is a topological order, so both modes may run in it.
+
+    >>> class N:
+    ...     def __init__(self, op, *parents):
+    ...         self.op, self.parents = op, parents
+    >>> x1, x2 = N(""), N("")
+    >>> y = N("sub", N("add", N("log", x1), N("mul", x1, x2)), N("sin", x2))
+    >>> leaves, ops = lecture_order(y)
+    >>> [n.op for n in ops], leaves == [x1, x2]
+    (['log', 'mul', 'sin', 'add', 'sub'], True)
+    """
+    order = topological_order(roots)
+    level: dict[int, int] = {}
+    for node in order:
+        level[id(node)] = 1 + max((level[id(p)] for p in node.parents), default=-1)
+    given = {id(x) for x in inputs}
+    leaves = list(inputs) + [
+        n for n in order if not n.parents and n.op != "const" and id(n) not in given
+    ]
+    operations = sorted((n for n in order if n.parents), key=lambda n: level[id(n)])
+    return leaves, operations

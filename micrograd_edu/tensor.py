@@ -1,0 +1,662 @@
+"""``Tensor``: a numpy array that remembers how it was computed.
+
+Every operation on tensors goes through one function, :func:`apply`: it runs
+the operation's ``forward`` on the arrays and, when some input requires a
+gradient (and the mode records, see :mod:`micrograd_edu.modes`), keeps the
+operation and its inputs on the result. ``backward`` then walks the graph from
+the result to the leaves in reverse topological order, calling each
+operation's ``vjp`` (see :mod:`micrograd_edu.ops`) and summing the gradients
+that reach each tensor.
+
+>>> x = Tensor([[1.0, 2.0]], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y
+tensor(5., grad_fn=<SumBackward>)
+>>> y.backward()
+>>> x.grad
+array([[2., 4.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import array_ops as A
+from .modes import STATE
+from .ops import ELEMENTWISE, Op, ShapeError
+from .rules import RULES
+
+__all__ = ["Tensor", "tensor", "apply"]
+
+_FLOATS = (np.float32, np.float64)
+_ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
+
+
+class _BackwardFunction:
+    """What ``Tensor.grad_fn`` shows: the recorded operation, PyTorch style."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self._tensor = tensor
+
+    def name(self) -> str:
+        op = self._tensor.op
+        # "mul" -> "MulBackward", "log_softmax" -> "LogSoftmaxBackward", "MyLinear" kept.
+        return (op.title().replace("_", "") if op.islower() else op) + "Backward"
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(p.grad_fn for p in self._tensor.parents)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()}>"
+
+
+class Tensor:
+    """An n-dimensional array (float64 unless given float32) with reverse-mode
+    automatic differentiation, named and behaving like ``torch.Tensor``.
+
+    >>> w = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> x = Tensor([1.0, 1.0])
+    >>> loss = (w @ x).relu().sum()
+    >>> loss.backward()
+    >>> w.grad
+    array([[1., 1.],
+           [1., 1.]])
+    """
+
+    __slots__ = (
+        "data",
+        "grad",
+        "requires_grad",
+        "parents",
+        "op",
+        "label",
+        "_fn",
+        "_saved",
+        "_retains_grad",
+        "_inference",
+        "__weakref__",
+    )
+    __array_ufunc__ = None  # so `array * tensor` calls Tensor.__rmul__ instead of numpy
+
+    def __init__(
+        self,
+        data: Any,
+        requires_grad: bool = False,
+        dtype: Any = None,
+        label: str = "",
+    ) -> None:
+        if isinstance(data, Tensor):
+            data = data.data
+        if dtype is not None:
+            array = np.array(data, dtype=dtype)
+        elif isinstance(data, np.ndarray | np.generic):
+            array = np.array(data)  # a copy, keeping the dtype (ints, bools, float32)
+            if array.dtype.kind == "f" and array.dtype not in _FLOATS:
+                array = array.astype(np.float64)
+        else:
+            array = np.array(data, dtype=np.float64)
+        _init(self, array)
+        self.label = label
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # ---------------------------------------------------------------- basics
+
+    shape = property(lambda self: self.data.shape, doc="The tuple of axis lengths.")
+    ndim = property(lambda self: self.data.ndim, doc="The number of axes.")
+    dtype = property(lambda self: self.data.dtype, doc="The numpy dtype of the entries.")
+    T = property(lambda self: self.transpose(), doc="The transpose (axes reversed).")
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user (or with no graph): no ``grad_fn``."""
+        return self._fn is None
+
+    @property
+    def grad_fn(self) -> _BackwardFunction | None:
+        """The operation that made this tensor (``None`` for a leaf)."""
+        if self._fn is None:
+            return None
+        return _BackwardFunction(self)
+
+    def size(self, axis: int | None = None) -> tuple[int, ...] | int:
+        """The shape, or the length of one axis (as ``torch.Tensor.size``)."""
+        return self.data.shape if axis is None else self.data.shape[axis]
+
+    def numel(self) -> int:
+        """The number of entries."""
+        return self.data.size
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def item(self) -> float | int | bool:
+        """The value of a one-entry tensor as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(
+                f"item: only a tensor with one entry converts to a number, this one has "
+                f"shape {self.shape}"
+            )
+        return self.data.item()
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied; use ``detach`` in a graph)."""
+        return self.data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def detach(self) -> Tensor:
+        """The same values as a new leaf that does not require grad."""
+        return _leaf(self.data)
+
+    def clone(self) -> Tensor:
+        """A copy of the values that stays in the graph (its gradient passes through);
+        also turns an inference tensor into an ordinary one."""
+        return apply(_CLONE, self)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` on a leaf, in place; returns the tensor."""
+        if requires_grad and self.data.dtype.kind not in "fc":
+            raise TypeError(
+                f"requires_grad: only floating-point tensors can require gradients, this one "
+                f"has dtype {self.dtype}; create it with float values (e.g. Tensor(x, "
+                "dtype=float))"
+            )
+        if self._fn is not None and not requires_grad:
+            raise RuntimeError(
+                "requires_grad_: this tensor was computed by an operation, so it requires "
+                "grad; use .detach() for a copy that does not"
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after ``backward``."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "retain_grad: this tensor does not require grad, so it gets no gradient"
+            )
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def __repr__(self) -> str:
+        data = self.data
+        is_whole = data.dtype.kind == "f" and data.size and np.all(np.mod(data, 1) == 0)
+        body = np.array2string(
+            data,
+            separator=", ",
+            prefix="tensor(",
+            precision=4,
+            floatmode="unique" if is_whole or data.dtype.kind != "f" else "fixed",
+            suppress_small=True,
+        )
+        extra = ""
+        if data.dtype not in (np.float64, np.int64, np.bool_):
+            extra += f", dtype={data.dtype}"
+        if self._fn is not None:
+            extra += f", grad_fn={self.grad_fn!r}"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({body}{extra})"
+
+    # Tensors are hashed by identity (as in PyTorch), since == is elementwise.
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise ValueError(
+                f"bool: the truth value of a tensor with shape {self.shape} is ambiguous; "
+                "use (t > 0).any() or .all()"
+            )
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    # -------------------------------------------------------------- backward
+
+    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
+        """Compute the gradient of this tensor with respect to every leaf that
+        requires grad, adding it to the leaf's ``.grad``.
+
+        A scalar needs no ``gradient``; any other tensor needs one of its shape
+        (the vector in the vector-Jacobian product). The graph's saved values
+        are freed unless ``retain_graph=True``.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(
+                "backward: this tensor does not require grad and has no grad_fn, so there "
+                "is nothing to differentiate; create the inputs with requires_grad=True "
+                "(outside no_grad() and inference_mode())"
+            )
+        seed = self._seed(gradient)
+        owned = {id(seed)}  # the seed may be a shared constant: never store it as is
+        if self._fn is None:
+            _store_grad(self, seed, owned)
+            return
+        grads = {self: seed}
+        for node in _backward_order(self):
+            g = grads.pop(node, None)
+            if g is None:  # e.g. the targets of cross_entropy: no gradient flows there
+                continue
+            if node._retains_grad:
+                _store_grad(node, g, owned)
+            saved = node._saved
+            if saved is None:
+                raise RuntimeError(
+                    f"backward: trying to go through {node.grad_fn} a second time, but its "
+                    "saved values were freed by the first backward(); call the first "
+                    "backward(retain_graph=True) to keep them, or recompute the forward pass"
+                )
+            if not retain_graph:
+                node._saved = None
+            fn = node._fn
+            xs, needs, static = saved
+            parent_grads = fn.vjp(g, node.data, xs, needs, *static)
+            for parent, pg in zip(node.parents, parent_grads, strict=True):
+                if pg is None:
+                    pass
+                elif parent._fn is None:  # a leaf: its gradient is final, store it
+                    _store_grad(parent, _checked(pg, parent.data, fn.name), owned)
+                else:
+                    pg = _checked(pg, parent.data, fn.name)
+                    previous = grads.get(parent)
+                    grads[parent] = pg if previous is None else previous + pg
+
+    def _seed(self, gradient: Any) -> np.ndarray:
+        data = self.data
+        if gradient is None:
+            if data.size != 1:
+                raise RuntimeError(
+                    f"backward: gradient can be implied only for a scalar, this tensor has "
+                    f"shape {data.shape}; pass backward(gradient=...) of that shape, or reduce "
+                    "first (e.g. y.sum().backward())"
+                )
+            one = scalar_seed(data.dtype)
+            return one if data.ndim == 0 else one.reshape(data.shape)
+        given = gradient.data if isinstance(gradient, Tensor) else gradient
+        if isinstance(given, np.ndarray) and given.dtype != data.dtype:
+            raise TypeError(
+                f"backward: gradient has dtype {given.dtype} but the tensor has dtype "
+                f"{data.dtype}; they must match"
+            )
+        seed = np.array(given, dtype=data.dtype)
+        if seed.shape != data.shape:
+            raise ShapeError(
+                f"backward: gradient has shape {seed.shape} but the tensor has shape "
+                f"{data.shape}; they must be equal"
+            )
+        return seed
+
+    # ------------------------------------------------------ shapes and views
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """The same entries in a new shape (one axis may be -1)."""
+        shape = tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        return apply(A.RESHAPE, self, static=(shape,))
+
+    def transpose(self, *axes: int) -> Tensor:
+        """Reverse the axes (no argument), swap two (``transpose(0, 1)``, as
+        torch) or permute all of them (``transpose(2, 0, 1)``, as numpy)."""
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = tuple(axes[0])
+        if len(axes) == 2 and self.ndim != 2:
+            order = list(range(self.ndim))
+            i, j = (a % self.ndim for a in axes)
+            order[i], order[j] = order[j], order[i]
+            axes = tuple(order)
+        return apply(A.TRANSPOSE, self, static=(axes or None,))
+
+    permute = transpose
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return apply(A.GETITEM, self, static=(_plain_index(index),))
+
+    # ------------------------------------------------------------ reductions
+
+    def sum(self, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
+        """Sum over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."""
+        return _reduce(A.SUM, self, axis, keepdims, torch_names)
+
+    def mean(self, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
+        """Mean over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."""
+        return _reduce(A.MEAN, self, axis, keepdims, torch_names)
+
+    def max(self, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
+        """Largest entry over ``axis``; tied entries share the gradient equally."""
+        return _reduce(A.MAX, self, axis, keepdims, torch_names)
+
+    def argmax(self, axis: int | None = None, **torch_names: Any) -> Tensor:
+        """Index of the largest entry (no gradient)."""
+        axis = torch_names.get("dim", axis)
+        return _leaf(np.argmax(self.data, axis=axis))
+
+    # ------------------------------------------------------------ linear algebra
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return apply(A.MATMUL, self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return apply(A.MATMUL, other, self)
+
+    def dot(self, other: Any) -> Tensor:
+        """Inner product of two 1-D tensors."""
+        return apply(A.DOT, self, other)
+
+    def trace(self) -> Tensor:
+        """Sum of the diagonal of a matrix."""
+        return apply(A.TRACE, self)
+
+    # ------------------------------------------------------ softmax and losses
+
+    def softmax(self, axis: int = -1, **torch_names: Any) -> Tensor:
+        """exp(x) / sum(exp(x)) along ``axis``, computed without overflow."""
+        return apply(A.SOFTMAX, self, static=(torch_names.get("dim", axis),))
+
+    def log_softmax(self, axis: int = -1, **torch_names: Any) -> Tensor:
+        """log(softmax(x)) along ``axis``, computed stably (no log of 0)."""
+        return apply(A.LOG_SOFTMAX, self, static=(torch_names.get("dim", axis),))
+
+    # ------------------------------------------------ comparisons (no gradient)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _leaf(self.data == _data(other))
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return _leaf(self.data != _data(other))
+
+    def __lt__(self, other: Any) -> Tensor:
+        return _leaf(self.data < _data(other))
+
+    def __le__(self, other: Any) -> Tensor:
+        return _leaf(self.data <= _data(other))
+
+    def __gt__(self, other: Any) -> Tensor:
+        return _leaf(self.data > _data(other))
+
+    def __ge__(self, other: Any) -> Tensor:
+        return _leaf(self.data >= _data(other))
+
+
+# --------------------------------------------------------------------------
+# Elementwise operators and methods: one per rule, from the table
+# --------------------------------------------------------------------------
+
+_OPERATORS = {
+    "add": ("__add__", "__radd__"),
+    "sub": ("__sub__", "__rsub__"),
+    "mul": ("__mul__", "__rmul__"),
+    "div": ("__truediv__", "__rtruediv__"),
+    "pow": ("__pow__", "__rpow__"),
+}
+
+
+def _binary_methods(op: Op) -> tuple:
+    def method(self, other):
+        return apply(op, self, other)
+
+    def reflected(self, other):
+        return apply(op, other, self)
+
+    method.__doc__ = reflected.__doc__ = f"Elementwise {op.name}, with numpy broadcasting."
+    return method, reflected
+
+
+def _unary_method(op: Op):
+    def method(self):
+        return apply(op, self)
+
+    method.__name__ = op.name
+    method.__doc__ = f"Elementwise {op.name} (its derivative comes from rules.RULES)."
+    return method
+
+
+for _name, _rule in RULES.items():
+    if _name in _OPERATORS:
+        for _attr, _method in zip(
+            _OPERATORS[_name], _binary_methods(ELEMENTWISE[_name]), strict=True
+        ):
+            setattr(Tensor, _attr, _method)
+    elif _name == "neg":
+        Tensor.__neg__ = _unary_method(ELEMENTWISE[_name])
+    elif _rule.arity == 1:
+        setattr(Tensor, _name, _unary_method(ELEMENTWISE[_name]))
+
+
+# --------------------------------------------------------------------------
+# Recording
+# --------------------------------------------------------------------------
+
+_new = object.__new__
+
+
+def _init(t: Tensor, array: np.ndarray) -> None:
+    t.data = array
+    t.grad = None
+    t.requires_grad = False
+    t.parents = ()
+    t.op = ""
+    t.label = ""
+    t._fn = None
+    t._saved = None
+    t._retains_grad = False
+    t._inference = STATE.inference
+
+
+def _leaf(array: Any) -> Tensor:
+    t = _new(Tensor)
+    _init(t, np.asarray(array))
+    return t
+
+
+def _data(x: Any) -> Any:
+    return x.data if isinstance(x, Tensor) else x
+
+
+def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
+    """Run ``op`` on ``inputs`` (tensors, numbers or arrays) and record it in
+    the graph when some input requires grad and the mode records.
+
+    This is the one place where graphs are built; ``Function.apply`` and every
+    operator go through it.
+
+    >>> from micrograd_edu.ops import ELEMENTWISE
+    >>> x = Tensor([1.0, 2.0], requires_grad=True)
+    >>> apply(ELEMENTWISE["mul"], x, 3)
+    tensor([3., 6.], grad_fn=<MulBackward>)
+    """
+    for x in inputs:
+        if not isinstance(x, Tensor):
+            inputs = _constants(inputs)
+            break
+    # Spelled out for one and two inputs: a comprehension costs a few hundred
+    # nanoseconds, a large share of an operation on small arrays.
+    if len(inputs) == 2:
+        a, b = inputs
+        xs, needs = (a.data, b.data), (a.requires_grad, b.requires_grad)
+    elif len(inputs) == 1:
+        xs, needs = (inputs[0].data,), (inputs[0].requires_grad,)
+    else:
+        xs, needs = tuple([t.data for t in inputs]), tuple([t.requires_grad for t in inputs])
+    out = _new(Tensor)
+    _init(out, np.asarray(op.forward(*xs, *static)))
+    if STATE.tape is not None:
+        STATE.tape.append((op, inputs, out, needs, static))
+    if True in needs and STATE.enabled:
+        for t in inputs:
+            if t._inference:
+                raise RuntimeError(
+                    f"{op.name}: an input was created under inference_mode(), so it cannot "
+                    "take part in a recorded computation; create it outside inference_mode() "
+                    "or use no_grad() there instead (or .clone() it outside)"
+                )
+        out.requires_grad = True
+        out.parents = inputs
+        out.op = op.name
+        out._fn = op
+        out._saved = (xs, needs, static)
+    return out
+
+
+def _constants(inputs: tuple) -> tuple[Tensor, ...]:
+    """Wrap the numbers and arrays among ``inputs`` as constant tensors. A
+    number takes the float dtype of the tensors, so ``x32 * 2`` stays float32."""
+    like = next(x.data.dtype for x in inputs if isinstance(x, Tensor))
+    return tuple(
+        x
+        if isinstance(x, Tensor)
+        else _leaf(np.array(x, dtype=like) if _is_number(x, like) else np.asarray(x))
+        for x in inputs
+    )
+
+
+def _is_number(x: Any, like: np.dtype) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and like.kind == "f"
+
+
+def _backward_order(root: Tensor) -> list[Tensor]:
+    """The recorded (non-leaf) tensors that ``root`` depends on, ``root`` first
+    and each before all of its parents: the reverse of a topological order.
+
+    The same iterative depth-first search as :func:`graph.topological_order`,
+    restricted to recorded nodes (leaves need no order: a leaf's gradient is
+    stored as it arrives) and without its checks for foreign objects and
+    cycles, which operations cannot create. It runs on every ``backward``.
+    """
+    order: list[Tensor] = []
+    visited = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif node not in visited:
+            visited.add(node)
+            stack.append((node, True))
+            for parent in node.parents:
+                if parent._fn is not None and parent not in visited:
+                    stack.append((parent, False))
+    order.reverse()
+    return order
+
+
+def scalar_seed(dtype: np.dtype) -> np.ndarray:
+    """The gradient of a scalar with respect to itself: a shared 0-d array of
+    ones (callers never store it as a ``.grad`` without copying)."""
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype=dtype)
+    return one
+
+
+def _checked(g: np.ndarray, like: np.ndarray, name: str) -> np.ndarray:
+    """``g`` as the gradient of an input ``like``: the shapes must be equal
+    (an error names the operation), a float of another precision is cast."""
+    if g.shape != like.shape:
+        raise ShapeError(
+            f"backward: {name} returned a gradient of shape {g.shape} for an input of shape "
+            f"{like.shape}; they must be equal"
+        )
+    if g.dtype != like.dtype:  # mixed precision: cast, as PyTorch does
+        g = g.astype(like.dtype)
+    return g
+
+
+def _store_grad(node: Tensor, g: np.ndarray, owned: set[int]) -> None:
+    """Add ``g`` to ``node.grad``. The first gradient is stored as it is when
+    the engine owns it; a view, or an array already given to another tensor,
+    is copied so that no two ``.grad`` share memory."""
+    if node.grad is not None:
+        node.grad = node.grad + g
+        return
+    if g.base is not None or id(g) in owned:
+        g = g.copy()
+    owned.add(id(g))
+    node.grad = g
+
+
+def _plain_index(index: Any) -> Any:
+    if isinstance(index, tuple):
+        return tuple(_data(i) for i in index)
+    return _data(index)
+
+
+def _reduce(op: Op, t: Tensor, axis: Any, keepdims: bool, torch_names: dict) -> Tensor:
+    axis = torch_names.pop("dim", axis)
+    keepdims = torch_names.pop("keepdim", keepdims)
+    if torch_names:
+        raise TypeError(f"{op.name}: unexpected arguments {sorted(torch_names)}")
+    if axis is not None:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        if any(not -t.ndim <= a < t.ndim for a in axes):
+            raise ShapeError(f"{op.name}: axis {axes} is out of range for shape {t.shape}")
+        axis = tuple(sorted(a % t.ndim for a in axes))
+    return apply(op, t, static=(axis, bool(keepdims)))
+
+
+_CLONE = Op("clone", np.copy, lambda g, out, xs, needs: (g,))
+
+
+def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
+    """Make a tensor, as ``torch.tensor`` does.
+
+    >>> tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def concatenate(tensors: list[Tensor], axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis (``torch.cat``).
+
+    >>> concatenate([Tensor([1.0]), Tensor([2.0, 3.0])])
+    tensor([1., 2., 3.])
+    """
+    return apply(A.CONCATENATE, *tensors, static=(axis,))
+
+
+def stack(tensors: list[Tensor], axis: int = 0) -> Tensor:
+    """Join tensors of one shape along a new axis.
+
+    >>> stack([Tensor([1.0, 2.0]), Tensor([3.0, 4.0])]).shape
+    (2, 2)
+    """
+    return apply(A.STACK, *tensors, static=(axis,))
+
+
+def mse_loss(prediction: Tensor, target: Any) -> Tensor:
+    """Mean of the squared differences (``torch.nn.functional.mse_loss``).
+
+    >>> mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))
+    tensor(2.)
+    """
+    target_shape = np.shape(_data(target))
+    if prediction.shape != target_shape:
+        raise ShapeError(
+            f"mse_loss: prediction of shape {prediction.shape} and target of shape "
+            f"{target_shape} must have the same shape (broadcasting here is usually a bug: "
+            "reshape one of them)"
+        )
+    difference = prediction - target
+    return (difference * difference).mean()  # d * d: the same, and cheaper than d ** 2
+
+
+def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
+    """Mean negative log-likelihood of integer class ``targets`` under
+    ``softmax(logits)`` (``torch.nn.functional.cross_entropy``), computed stably.
+
+    >>> cross_entropy(Tensor([[0.0, 0.0]]), np.array([1]))
+    tensor(0.6931)
+    """
+    if not isinstance(targets, Tensor):
+        targets = _leaf(np.asarray(targets))
+    return apply(A.CROSS_ENTROPY, logits, targets)

@@ -1,0 +1,76 @@
+"""functions: one function per unary rule, dispatching to each engine's method."""
+
+import math
+
+import pytest
+
+from micrograd_edu import DomainError, Dual, Value
+from micrograd_edu import functions as F
+from micrograd_edu.functions import OPERATOR_NAMES, method_names
+from micrograd_edu.rules import RULES
+
+UNARY = [name for name, rule in RULES.items() if rule.arity == 1]
+
+
+def test_one_function_per_unary_rule():
+    for name in UNARY:
+        assert callable(getattr(F, name)) and name in F.__all__
+
+
+@pytest.mark.parametrize(
+    "name, at, expected",
+    [
+        ("exp", 1.0, math.e),
+        ("log", math.e, 1.0),
+        ("sin", 0.5, math.sin(0.5)),
+        ("cos", 0.5, math.cos(0.5)),
+        ("tan", 0.5, math.tan(0.5)),
+        ("tanh", 0.5, math.tanh(0.5)),
+        ("sigmoid", 0.0, 0.5),
+        ("relu", -2.0, 0.0),
+        ("abs", -2, 2.0),
+        ("sqrt", 0.0, 0.0),  # a plain number needs no derivative, so sqrt(0) is fine
+        ("step", 3.0, 1.0),
+        ("sign", -3.0, -1.0),
+        ("neg", 3, -3),
+    ],
+)
+def test_plain_numbers(name, at, expected):
+    assert getattr(F, name)(at) == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("name", [n for n in UNARY if n != "neg"])
+def test_engine_numbers_use_their_method(name):
+    v = getattr(F, name)(Value(0.7))
+    d = getattr(F, name)(Dual(0.7, 1.0))
+    assert isinstance(v, Value) and v.op == name
+    assert isinstance(d, Dual) and d.primal == pytest.approx(v.data, rel=1e-15)
+
+
+def test_the_same_function_runs_on_every_engine():
+    def f(x1, x2):
+        return F.log(x1) + x1 * x2 - F.sin(x2)
+
+    x1, x2 = Value(2.0), Value(5.0)
+    y = f(x1, x2)
+    y.backward()
+    assert f(2.0, 5.0) == pytest.approx(y.data, rel=1e-15)
+    assert f(Dual(2.0, 1.0), Dual(5.0)).tangent == pytest.approx(x1.grad, rel=1e-15)
+
+
+def test_operator_names():
+    assert method_names(RULES["div"]) == ("__truediv__", "__rtruediv__")
+    assert method_names(RULES["neg"]) == ("__neg__",)
+    assert set(OPERATOR_NAMES) <= set(RULES)
+
+
+def test_domain_error_on_plain_numbers():
+    with pytest.raises(DomainError, match=r"log\(-1.0\)"):
+        F.log(-1)
+    with pytest.raises(DomainError, match=r"sqrt\(-2.0\)"):
+        F.sqrt(-2.0)
+
+
+def test_type_error_names_function_and_type():
+    with pytest.raises(TypeError, match=r"sin: expected a number .* got str 'x'"):
+        F.sin("x")
