@@ -16,7 +16,7 @@ ifeq ($(shell uname -s),Linux)
   endif
 endif
 
-.PHONY: course test install lint benchmarks clean
+.PHONY: course test install lint browser benchmarks clean
 
 install: $(STAMP)
 
@@ -36,7 +36,20 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: install lint
+# The browser test drives Debian's chromium through Playwright (Playwright's own
+# browser download is not needed). Install it when missing and we may (root +
+# apt-get); otherwise the test skips with the reason (and fails when CI is set).
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium for the browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "chromium is missing and cannot be installed here: the browser test will skip"; \
+	fi
+
+test: install lint browser
 	$(BIN)/python -m pytest
 
 benchmarks: install

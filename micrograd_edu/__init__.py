@@ -20,6 +20,7 @@ from .ops import ShapeError, unbroadcast
 from .rules import RULES, DomainError
 from .symbolic import Symbol, diff, simplify, size
 from .tensor import Tensor, tensor
+from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 
 __version__ = "0.1.0"
 
@@ -30,3 +31,4 @@ __all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError", "freeze
 __all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
 __all__ += ["nn", "optim", "data"]
 __all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
+__all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]

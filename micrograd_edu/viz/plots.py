@@ -1,0 +1,190 @@
+"""The course's plots, one function each, each returning a matplotlib ``Figure``.
+
+They take plain data (lists, numpy arrays, dicts of them), not other modules'
+result types, so a notebook can feed them from any engine. They build a
+``matplotlib.figure.Figure`` directly (not ``pyplot``), so a figure returned
+by a notebook cell shows once and no global state is touched.
+
+>>> import numpy as np
+>>> fig = fd_error_plot([1e-1, 1e-2], [1e-1, 1e-2], [1e-2, 1e-4])
+>>> type(fig).__name__
+'Figure'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = [
+    "fd_error_plot",
+    "swell_plot",
+    "jacobian_cost_plot",
+    "training_curves_plot",
+    "fit_plot",
+    "gradient_flow_plot",
+]
+
+EPS = float(np.finfo(float).eps)
+
+
+def _axes(title: str, size: tuple[float, float] = (6.0, 4.0)) -> tuple[Figure, Any]:
+    fig = Figure(figsize=size, layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_title(title)
+    return fig, ax
+
+
+def _positive(name: str, values: Any) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name}: expected a non-empty 1-D sequence of numbers, got {array.shape}")
+    return array
+
+
+def fd_error_plot(
+    h: Sequence[float],
+    forward_error: Sequence[float],
+    central_error: Sequence[float],
+    eps: float = EPS,
+    h_marker: float | None = None,
+) -> Figure:
+    """Finite-difference error against step size ``h`` (log-log).
+
+    ``forward_error[i]`` and ``central_error[i]`` are ``|estimate - exact|`` at
+    ``h[i]``. Vertical lines mark √ε (the best forward step) and ∛ε (the best
+    central step); the regions where rounding (small h) and truncation (large
+    h) dominate are labelled. ``h_marker`` draws the slider's current h.
+    """
+    h = _positive("fd_error_plot: h", h)
+    fig, ax = _axes("Finite differences: error against step size h")
+    # Exact zeros (a lucky h) cannot be drawn on a log axis; floor them at eps².
+    floor = eps * eps
+    ax.loglog(
+        h,
+        np.maximum(_positive("forward_error", forward_error), floor),
+        "o-",
+        ms=3,
+        label="forward  (f(x+h) − f(x)) / h",
+    )
+    ax.loglog(
+        h,
+        np.maximum(_positive("central_error", central_error), floor),
+        "s-",
+        ms=3,
+        label="central  (f(x+h) − f(x−h)) / 2h",
+    )
+    for value, name in ((np.sqrt(eps), "√ε"), (np.cbrt(eps), "∛ε")):
+        ax.axvline(value, color="grey", ls="--", lw=1)
+        ax.annotate(
+            name,
+            (value, 0.12),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, 0),
+            textcoords="offset points",
+        )
+    if h_marker is not None:
+        ax.axvline(h_marker, color="crimson", lw=2, label=f"h = {h_marker:.1e}")
+    ax.text(0.03, 0.04, "← rounding error dominates", transform=ax.transAxes)
+    ax.text(0.97, 0.04, "truncation error dominates →", transform=ax.transAxes, ha="right")
+    ax.set_xlabel("step size h")
+    ax.set_ylabel("absolute error")
+    ax.legend(loc="upper center", fontsize=8)
+    return fig
+
+
+def swell_plot(
+    n: Sequence[int], symbolic_size: Sequence[float], ad_cost: Sequence[float]
+) -> Figure:
+    """Expression swell: the size of the symbolic derivative against ``n``
+    (e.g. iterations of the logistic map), beside AD's linear cost (e.g.
+    operations recorded), on a log scale.
+    """
+    n = _positive("swell_plot: n", n)
+    fig, ax = _axes("Symbolic expression swell vs. automatic differentiation")
+    ax.semilogy(
+        n, _positive("symbolic_size", symbolic_size), "o-", label="symbolic derivative size"
+    )
+    ax.semilogy(n, _positive("ad_cost", ad_cost), "s-", label="AD cost (operations)")
+    ax.set_xlabel("n")
+    ax.set_ylabel("size / operations (log scale)")
+    ax.legend()
+    return fig
+
+
+def jacobian_cost_plot(
+    n: Sequence[int],
+    forward_cost: Sequence[float],
+    reverse_cost: Sequence[float],
+    m: int | None = None,
+    unit: str = "passes",
+) -> Figure:
+    """Cost of the Jacobian of f: ℝⁿ → ℝᵐ by forward mode (one pass per input)
+    and reverse mode (one pass per output), against the number of inputs ``n``.
+    Costs are in ``unit`` (passes, seconds, ...).
+    """
+    n = _positive("jacobian_cost_plot: n", n)
+    title = "Jacobian cost: forward vs. reverse mode"
+    fig, ax = _axes(title + (f" (m = {m} outputs)" if m is not None else ""))
+    ax.plot(n, _positive("forward_cost", forward_cost), "o-", label="forward mode (∝ n)")
+    ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label="reverse mode (∝ m)")
+    ax.set_xlabel("n (inputs)")
+    ax.set_ylabel(f"cost ({unit})")
+    ax.legend()
+    return fig
+
+
+def training_curves_plot(
+    curves: Mapping[str, Sequence[float]], ylabel: str = "loss", log: bool = True
+) -> Figure:
+    """One line per named curve (``{"train": losses, "test": losses}``) against step."""
+    if not curves:
+        raise ValueError("training_curves_plot: no curves given; pass {'train': [...]} ")
+    fig, ax = _axes("Training")
+    for name, values in curves.items():
+        ax.plot(np.arange(1, len(values) + 1), np.asarray(values, dtype=float), label=name)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return fig
+
+
+def fit_plot(
+    x: Sequence[float],
+    y: Sequence[float],
+    grid: Sequence[float],
+    fitted: Sequence[float],
+    truth: Sequence[float] | None = None,
+) -> Figure:
+    """Data points ``(x, y)``, the fitted function on ``grid`` and, if given, the truth."""
+    fig, ax = _axes("Fitted function")
+    ax.scatter(x, y, s=10, alpha=0.6, label="data")
+    ax.plot(grid, fitted, color="crimson", lw=2, label="fitted")
+    if truth is not None:
+        ax.plot(grid, truth, color="black", ls="--", lw=1, label="truth")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.legend()
+    return fig
+
+
+def gradient_flow_plot(grads: Mapping[str, Any]) -> Figure:
+    """Mean |gradient| per layer (``{"layer 1": array, ...}`` in input-to-output
+    order), on a log scale: vanishing or exploding gradients show at a glance.
+    """
+    if not grads:
+        raise ValueError("gradient_flow_plot: no layers given; pass {'layer 1': grad_array, ...}")
+    names = list(grads)
+    means = [float(np.mean(np.abs(np.asarray(g, dtype=float)))) for g in grads.values()]
+    fig, ax = _axes("Gradient flow: mean |grad| per layer")
+    ax.bar(range(len(names)), means, color="steelblue")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    if all(v > 0 for v in means):
+        ax.set_yscale("log")
+    ax.set_ylabel("mean |grad|")
+    return fig

@@ -1,0 +1,201 @@
+"""Sliders that drive plain functions.
+
+No widget callback fires when a notebook runs headless (nbval, CI), so each
+panel is a thin shell around a plain function that tests call directly:
+:func:`fd_errors` behind the ``h`` slider, :func:`run_training` behind the MLP
+sliders. Figures are sent to the browser as PNG images, which does not depend
+on the notebook's matplotlib backend.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .plots import fd_error_plot, training_curves_plot
+
+__all__ = ["fd_errors", "FiniteDifferencePanel", "run_training", "TrainingPanel"]
+
+
+def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> dict[str, float]:
+    """Forward and central difference estimates of f'(x) with step ``h``, and their errors.
+
+    >>> r = fd_errors(math.sin, math.cos(1.0), 1.0, 1e-5)
+    >>> r["central_error"] < r["forward_error"] < 1e-5
+    True
+    """
+    if not h > 0:
+        raise ValueError(f"fd_errors: the step h must be positive, got {h!r}")
+    forward = (f(x + h) - f(x)) / h
+    central = (f(x + h) - f(x - h)) / (2 * h)
+    return {
+        "h": h,
+        "forward": forward,
+        "central": central,
+        "forward_error": abs(forward - exact),
+        "central_error": abs(central - exact),
+    }
+
+
+def _png(fig: Any) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    return buffer.getvalue()
+
+
+class _Panel:
+    widget: Any
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+
+
+class FiniteDifferencePanel(_Panel):
+    """An ``h`` slider over the finite-difference error plot of ``f`` at ``x``.
+
+    >>> panel = FiniteDifferencePanel(math.sin, math.cos(1.0), 1.0)
+    >>> "central" in panel.update(1e-3)
+    True
+    """
+
+    def __init__(
+        self,
+        f: Callable[[float], float],
+        exact: float,
+        x: float,
+        hs: Sequence[float] | None = None,
+    ) -> None:
+        import ipywidgets as w
+
+        self.f, self.exact, self.x = f, exact, x
+        self.hs = np.logspace(-15, -1, 57) if hs is None else np.asarray(hs, dtype=float)
+        rows = [fd_errors(f, exact, x, float(h)) for h in self.hs]
+        self.forward = [r["forward_error"] for r in rows]
+        self.central = [r["central_error"] for r in rows]
+        self.slider = w.FloatLogSlider(
+            value=1e-6, base=10, min=-15, max=-1, step=0.25, description="h", readout_format=".1e"
+        )
+        self.text = w.HTML()
+        self.image = w.Image(format="png")
+        self.slider.observe(lambda change: self.update(change["new"]), names="value")
+        self.widget = w.VBox([self.slider, self.text, self.image])
+        self.update(self.slider.value)
+
+    def update(self, h: float) -> str:
+        """Redraw for step ``h``; returns the text shown under the slider."""
+        r = fd_errors(self.f, self.exact, self.x, h)
+        text = (
+            f"h = {h:.1e}: forward error {r['forward_error']:.2e}, "
+            f"central error {r['central_error']:.2e}"
+        )
+        self.text.value = text
+        fig = fd_error_plot(self.hs, self.forward, self.central, h_marker=h)
+        self.image.value = _png(fig)
+        return text
+
+
+def run_training(
+    train: Callable[..., Mapping[str, Sequence[float]]],
+    learning_rate: float,
+    width: int,
+    depth: int,
+    epochs: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, list[float]]:
+    """Call ``train`` with the panel's settings and check what it returns.
+
+    ``train(learning_rate=, width=, depth=, epochs=, progress=)`` trains an MLP
+    (the course's notebook supplies it), calls ``progress(done, total)`` as it
+    goes, and returns its curves, e.g. ``{"train": losses, "test": losses}``.
+
+    >>> def train(learning_rate, width, depth, epochs, progress):
+    ...     for e in range(epochs):
+    ...         progress(e + 1, epochs)
+    ...     return {"train": [1.0 / (e + 1) for e in range(epochs)]}
+    >>> run_training(train, 0.1, 8, 2, 3)["train"]
+    [1.0, 0.5, 0.3333333333333333]
+    """
+    if not learning_rate > 0 or width < 1 or depth < 1 or epochs < 1:
+        raise ValueError(
+            f"run_training: need learning_rate > 0 and width, depth, epochs >= 1; got "
+            f"learning_rate={learning_rate}, width={width}, depth={depth}, epochs={epochs}"
+        )
+    curves = train(
+        learning_rate=learning_rate,
+        width=width,
+        depth=depth,
+        epochs=epochs,
+        progress=progress or (lambda done, total: None),
+    )
+    if not isinstance(curves, Mapping) or not curves:
+        raise TypeError(
+            "run_training: train must return its curves as a dict such as "
+            f"{{'train': [losses...]}}, got {type(curves).__name__}"
+        )
+    return {name: [float(v) for v in values] for name, values in curves.items()}
+
+
+class TrainingPanel(_Panel):
+    """Sliders for learning rate, width, depth and epochs, a Train button, a
+    progress bar and the training curves. ``train`` is the training callable
+    (see :func:`run_training`)."""
+
+    def __init__(
+        self,
+        train: Callable[..., Mapping[str, Sequence[float]]],
+        learning_rate: float = 0.05,
+        width: int = 16,
+        depth: int = 2,
+        epochs: int = 200,
+    ) -> None:
+        import ipywidgets as w
+
+        self.train_fn = train
+        self.learning_rate = w.FloatLogSlider(
+            value=learning_rate, base=10, min=-4, max=0, description="learning rate"
+        )
+        self.width = w.IntSlider(value=width, min=1, max=128, description="width")
+        self.depth = w.IntSlider(value=depth, min=1, max=6, description="depth")
+        self.epochs = w.IntSlider(value=epochs, min=1, max=5000, description="epochs")
+        self.button = w.Button(description="Train", button_style="primary")
+        self.progress = w.IntProgress(value=0, min=0, max=1, description="progress")
+        self.status = w.HTML()
+        self.image = w.Image(format="png")
+        self.button.on_click(lambda _: self.train())
+        sliders = [self.learning_rate, self.width, self.depth, self.epochs]
+        self.widget = w.VBox(
+            [*sliders, w.HBox([self.button, self.progress]), self.status, self.image]
+        )
+
+    def _tick(self, done: int, total: int) -> None:
+        self.progress.max = max(total, 1)
+        self.progress.value = min(done, total)
+
+    def train(self) -> dict[str, list[float]]:
+        """Train with the sliders' values (what the button does); returns the curves."""
+        self.button.disabled = True
+        self.status.value = "training…"
+        try:
+            curves = run_training(
+                self.train_fn,
+                self.learning_rate.value,
+                self.width.value,
+                self.depth.value,
+                self.epochs.value,
+                self._tick,
+            )
+        except Exception as error:  # show it in the panel, keep the panel usable
+            self.status.value = f"<b>training failed:</b> {type(error).__name__}: {error}"
+            raise
+        finally:
+            self.button.disabled = False
+        last = ", ".join(
+            f"{k} {v[-1]:.3g}" for k, v in curves.items() if v and math.isfinite(v[-1])
+        )
+        self.status.value = f"done: final {last}"
+        self.image.value = _png(training_curves_plot(curves))
+        return curves

@@ -1,0 +1,192 @@
+"""In a real browser: JupyterLab runs a notebook with a diagram and a stepper.
+
+Starts JupyterLab headless on a free loopback port with an empty token, opens
+a throwaway notebook in Debian's Chromium through Playwright, runs it, and
+checks that the SVG diagram is visible and that pressing Play advances the
+frames. Where Chromium or Playwright is missing (a laptop without root) the
+test skips with the reason, except under CI (``CI`` set), where it fails.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+CELLS = [
+    # A graph built by hand through the protocol, so this test depends on the
+    # viz package and the browser only, not on an engine.
+    """from micrograd_edu import animate, draw_graph
+
+class V:
+    def __init__(self, data, op="", *parents, label=""):
+        self.data, self.op, self.parents, self.label = data, op, parents, label
+        self.grad = 0.0
+
+a, b = V(2.0, label="a"), V(5.0, label="b")
+y = V(10.0, "mul", a, b, label="y")""",
+    "draw_graph(y)",
+    "animate(y, interval=400)",
+]
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return 'the playwright package is not installed (pip install -e ".[dev]")'
+    if _chromium() is None:
+        return "chromium is not installed (make test installs it with apt-get when run as root)"
+    if importlib.util.find_spec("jupyterlab") is None:
+        return 'JupyterLab is not installed next to this Python (pip install -e ".[course]")'
+    return None
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _notebook(path: Path) -> None:
+    cells = [
+        {
+            "id": f"cell-{i}",
+            "cell_type": "code",
+            "metadata": {},
+            "source": src,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for i, src in enumerate(CELLS)
+    ]
+    nb = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb))
+
+
+def _wait_for_server(port: int, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"JupyterLab exited early:\n{log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"JupyterLab did not start within 60 s:\n{log.read_text()[-2000:]}")
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    reason = _missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser test cannot run in CI: {reason}")
+        pytest.skip(reason)
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    _notebook(notebooks / "viz.ipynb")
+    port = _free_port()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    # Keep JupyterLab's settings, workspaces and runtime files inside tmp_path.
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                 "JUPYTERLAB_SETTINGS_DIR"):  # fmt: skip
+        env[name] = str(tmp_path / name.lower())
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp_path / "workspaces")
+    log = tmp_path / "server.log"
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ip=127.0.0.1", "--IdentityProvider.token=",
+        "--ServerApp.port_retries=0", f"--ServerApp.root_dir={notebooks}",
+        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]  # fmt: skip
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # CI containers run as root
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            command, cwd=notebooks, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        _wait_for_server(port, server, log)
+        yield f"http://127.0.0.1:{port}/lab/tree/viz.ipynb", log
+    finally:
+        _stop(server)
+
+
+def _stop(server: subprocess.Popen) -> None:
+    """Stop the server and its kernels (they share its process group)."""
+    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(server.pid, sig)
+        except ProcessLookupError:
+            pass  # already gone (it may have exited early)
+        try:
+            server.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the browser test runs on Linux CI")
+def test_diagram_shows_and_play_advances_frames(jupyterlab):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, log = jupyterlab
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=45_000)
+            # keys pressed before the kernel is up are lost: wait for "Idle" first
+            status = page.get_by_role("button", name=re.compile(r"\| Idle$"))
+            expect(status).to_be_visible(timeout=45_000)
+            page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
+            for _ in CELLS:
+                page.keyboard.press("Shift+Enter")
+            diagram = page.locator(".jp-OutputArea-output img[src^='data:image/svg+xml']")
+            expect(diagram.first).to_be_visible(timeout=45_000)
+            caption = page.locator(".mge-caption")
+            expect(caption).to_contain_text("step 1/", timeout=30_000)
+            expect(page.locator(".mge-frame svg")).to_be_visible()
+            page.locator(".widget-play button").first.click()
+            expect(caption).to_contain_text("step 3/", timeout=15_000)
+            expect(caption).to_contain_text("v̄", timeout=15_000)  # reached the backward pass
+        except Exception:
+            print(log.read_text()[-3000:])
+            raise
+        finally:
+            browser.close()

