@@ -6,7 +6,7 @@
 * ``micrograd-edu gradescope-bundle``: the autograder zip for Gradescope.
 """
 
-from . import chapter01, chapter01_gradient  # noqa: F401  (they register their exercises)
+from . import chapter01, chapter01_gradient, chapter08  # noqa: F401  (they register their exercises)
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
 
