@@ -6,7 +6,8 @@
 * ``micrograd-edu gradescope-bundle``: the autograder zip for Gradescope.
 """
 
-from . import chapter01, chapter01_gradient, chapter08  # noqa: F401  (they register their exercises)
+# Importing a chapter's module registers its exercises.
+from . import chapter01, chapter01_gradient, chapter08, chapter09  # noqa: F401
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
 
