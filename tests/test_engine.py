@@ -232,3 +232,32 @@ def test_torch_agrees_on_a_few_expressions():
         ty.backward()
         assert y.data == pytest.approx(ty.item(), rel=1e-12)
         assert (a.grad, b.grad) == pytest.approx((ta.grad.item(), tb.grad.item()), rel=1e-12)
+
+
+def test_a_new_rule_becomes_an_operation_of_both_scalar_engines(monkeypatch):
+    from micrograd_edu import engine, forward
+    from micrograd_edu.functions import attach_rules
+    from micrograd_edu.rules import RULES, Rule
+
+    square = Rule("square", lambda ns, x: x * x, (lambda ns, o, x: 2.0 * x,))
+    hypot = Rule(
+        "hypot",
+        lambda ns, a, b: ns.sqrt(a * a + b * b),
+        (lambda ns, o, a, b: a / o, lambda ns, o, a, b: b / o),
+    )
+    monkeypatch.setitem(RULES, "square", square)
+    monkeypatch.setitem(RULES, "hypot", hypot)
+    try:
+        attach_rules(Value, engine._unary, engine._binary)
+        attach_rules(forward.Dual, forward._unary, forward._binary)
+        x, y = Value(3.0), Value(4.0)
+        z = x.square() + x.hypot(y) + y.rhypot(0.0)  # rhypot: y is the right operand
+        z.backward()
+        assert z.data == 9.0 + 5.0 + 4.0
+        assert (x.grad, y.grad) == pytest.approx((6.0 + 3 / 5, 4 / 5 + 1.0))
+        assert forward.Dual(3.0, 1.0).square().tangent == 6.0
+    finally:
+        for cls in (Value, forward.Dual):
+            for name in ("square", "hypot", "rhypot"):
+                if name in vars(cls):
+                    delattr(cls, name)

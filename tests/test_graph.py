@@ -48,3 +48,19 @@ def test_a_cycle_made_by_hand_is_reported():
 def test_non_nodes_are_refused_by_name():
     with pytest.raises(TypeError, match="got int"):
         topological_order(3)
+
+
+def test_lecture_order_numbers_given_inputs_first_and_leaves_out_constants():
+    from micrograd_edu.graph import lecture_order
+
+    x1, x2, c = N("x1"), N("x2"), N("2")
+    c.op = "const"
+    a = N("a", x2, c)  # level 1
+    b = N("b", a, x1)  # level 2
+    d = N("d", x1)  # level 1, found after a
+    root = N("root", b, d)  # level 3
+    for n in (a, b, d, root):
+        n.op = "op"
+    leaves, ops = lecture_order(root, inputs=[x1, x2])
+    assert [n.label for n in leaves] == ["x1", "x2"]
+    assert [n.label for n in ops] == ["a", "d", "b", "root"]
