@@ -12,9 +12,8 @@ Run: ``python benchmarks/bench_freeze.py``. Prints microseconds per step
 
 from __future__ import annotations
 
-import timeit
-
 import numpy as np
+from timing import measure
 
 from micrograd_edu import Tensor, freeze
 from micrograd_edu.tensor import mse_loss
@@ -27,17 +26,6 @@ def mlp_loss(x, y, W1, b1, W2, b2, W3, b3):
     h = (x @ W1 + b1).tanh()
     h = (h @ W2 + b2).tanh()
     return mse_loss(h @ W3 + b3, y)
-
-
-def measure(functions: dict) -> dict:
-    """(minimum, median) microseconds per call, the functions taking turns."""
-    for f in functions.values():
-        f()
-    times: dict = {name: [] for name in functions}
-    for _ in range(REPEAT):
-        for name, f in functions.items():
-            times[name].append(timeit.timeit(f, number=NUMBER) / NUMBER * 1e6)
-    return {name: (min(t), sorted(t)[len(t) // 2]) for name, t in times.items()}
 
 
 def main() -> None:
@@ -65,7 +53,7 @@ def main() -> None:
     for g, p in zip(expected, params, strict=True):
         np.testing.assert_allclose(p.grad, g, rtol=1e-12)
 
-    results = measure({"dynamic graph": dynamic, "frozen replay": frozen})
+    results = measure({"dynamic graph": dynamic, "frozen replay": frozen}, NUMBER, REPEAT)
     print(f"MLP 2-{WIDTH}-{WIDTH}-1, batch {BATCH}, one step (us: min, median)")
     for name, (low, mid) in results.items():
         print(f"  {name:14s} {low:8.1f} {mid:8.1f}")

@@ -8,8 +8,13 @@ agree step by step (PyTorch in float64). Run as a plain script:
     python benchmarks/bench_mlp.py            # add --quick for 10 epochs
 
 Targets: the tensor engine at most 0.5x PyTorch's time and at most 1.3x the
-hand-written numpy loop. It also prints one MLP step of the scalar engine
-against the tensor engine, the ratio the course quotes on vectorization.
+hand-written numpy loop, for the dynamic graph and for ``train(frozen=True)``
+(the step traced once by ``freeze`` and replayed). The whole loop includes the
+optimiser, where micrograd_edu's Adam updates all parameters in one flat array
+and the numpy baseline goes one parameter at a time, as it is usually written;
+the per-step breakdown printed last separates forward+backward from Adam.
+It also prints one MLP step of the scalar engine against the tensor engine,
+the ratio the course quotes on vectorization.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import time
 
 import numpy as np
+from timing import measure
 
 from micrograd_edu import optim, scalar_nn
 from micrograd_edu.experiments import (
@@ -135,8 +140,8 @@ def adam_numpy(steps: int) -> None:
 
 
 def scalar_vs_tensor(batches) -> tuple[float, float]:
-    """Seconds per step (forward, loss, backward) of the same 10-layer MLP on one
-    batch of 32: one ``Value`` per number (scalar_nn) vs one array per node."""
+    """Microseconds per step (forward, loss, backward) of the same 10-layer MLP on
+    one batch of 32: one ``Value`` per number (scalar_nn) vs one array per node."""
     mlp = scalar_nn.MLP(1, [10] * 9 + [1], seed=0)
     twin = from_scalar_mlp(mlp)
     xb, yb = batches[0]
@@ -151,23 +156,9 @@ def scalar_vs_tensor(batches) -> tuple[float, float]:
         twin.zero_grad()
         mse_loss(twin(Tensor(xb)), Tensor(yb)).backward()
 
-    [(t_scalar, _)] = timed((scalar_step,), repeat=3)
-    [(t_tensor, _)] = timed((lambda: [tensor_step() for _ in range(100)],), repeat=3)
-    return t_scalar, t_tensor / 100
-
-
-def timed(*runs, repeat: int = 3):
-    """Time each ``(fn, *args)`` in ``runs``, interleaved, ``repeat`` times; give
-    each one's best time and last result. The machine is shared: interleaving
-    exposes every run to the same load, and the minimum is the least disturbed."""
-    best = [float("inf")] * len(runs)
-    out = [None] * len(runs)
-    for _ in range(repeat):
-        for i, (fn, *args) in enumerate(runs):
-            start = time.perf_counter()
-            out[i] = fn(*args)
-            best[i] = min(best[i], time.perf_counter() - start)
-    return [(b, o) for b, o in zip(best, out, strict=True)]
+    scalar = measure({"scalar": scalar_step}, number=1, repeat=3)["scalar"][0]
+    tensor = measure({"tensor": tensor_step}, number=100, repeat=3)["tensor"][0]
+    return scalar, tensor
 
 
 def relative_difference(a, b, steps: int) -> float:
@@ -188,53 +179,52 @@ def main() -> None:
     steps = len(batches)
     print(f"non-linear experiment: {steps} Adam steps, batch 32, 10 layers of width 10")
 
-    (t_numpy, numpy_losses), (t_ours, our_losses), (t_frozen, frozen_losses) = timed(
-        (run_numpy, batches), (run_engine, batches), (run_engine, batches, True)
-    )
-    print(f"  hand-written numpy      {t_numpy:6.2f} s   final batch MSE {numpy_losses[-1]:.5f}")
-    print(f"  micrograd_edu           {t_ours:6.2f} s   final batch MSE {our_losses[-1]:.5f}")
-    print(f"  micrograd_edu, frozen   {t_frozen:6.2f} s   final batch MSE {frozen_losses[-1]:.5f}")
-    print(f"  micrograd_edu / numpy   {verdict(t_ours / t_numpy, 1.3)}")
-    print(f"  frozen / numpy          {verdict(t_frozen / t_numpy, 1.3)}")
-    for name, losses in (("", our_losses), ("frozen ", frozen_losses)):
-        diff = relative_difference(losses, numpy_losses, steps)
-        print(f"  {name}losses vs numpy: max relative difference over {steps} steps {diff:.1e}")
+    # Whole runs, timed in turns (best of 2 after a warm-up); each keeps its losses.
+    losses: dict[str, list[float]] = {}
+    runs = {
+        "numpy": lambda: losses.__setitem__("numpy", run_numpy(batches)),
+        "dynamic": lambda: losses.__setitem__("dynamic", run_engine(batches)),
+        "frozen": lambda: losses.__setitem__("frozen", run_engine(batches, frozen=True)),
+    }
+    seconds = {name: best / 1e6 for name, (best, _) in measure(runs, 1, 2).items()}
+    print(f"  hand-written numpy      {seconds['numpy']:6.2f} s")
+    print(f"  micrograd_edu           {seconds['dynamic']:6.2f} s")
+    print(f"  micrograd_edu, frozen   {seconds['frozen']:6.2f} s")
+    print(f"  micrograd_edu / numpy   {verdict(seconds['dynamic'] / seconds['numpy'], 1.3)}")
+    print(f"  frozen / numpy          {verdict(seconds['frozen'] / seconds['numpy'], 1.3)}")
+    print(f"  final batch MSE {losses['dynamic'][-1]:.5f} (numpy {losses['numpy'][-1]:.5f})")
+    for name in ("dynamic", "frozen"):
+        diff = relative_difference(losses[name], losses["numpy"], steps)
+        print(f"  {name} losses vs numpy: max relative difference over {steps} steps {diff:.1e}")
     if torch is not None:
         # One thread: for 10x10 matrices threads only add overhead, so this is
         # PyTorch's faster (and our stricter) setting.
         torch.set_num_threads(1)
-        [(t_torch, torch_losses)] = timed((run_torch, batches), repeat=1)
-        print(f"  PyTorch {torch.__version__} (1 thread) {t_torch:6.2f} s")
-        print(f"  micrograd_edu / PyTorch {verdict(t_ours / t_torch, 0.5)}")
-        print(f"  frozen / PyTorch        {verdict(t_frozen / t_torch, 0.5)}")
+        runs = {"torch": lambda: losses.__setitem__("torch", run_torch(batches))}
+        seconds["torch"] = measure(runs, 1, 1)["torch"][0] / 1e6
+        print(f"  PyTorch {torch.__version__} (1 thread) {seconds['torch']:6.2f} s")
+        print(f"  micrograd_edu / PyTorch {verdict(seconds['dynamic'] / seconds['torch'], 0.5)}")
+        print(f"  frozen / PyTorch        {verdict(seconds['frozen'] / seconds['torch'], 0.5)}")
         for n in (100, steps):
-            diff = relative_difference(our_losses, torch_losses, n)
+            diff = relative_difference(losses["dynamic"], losses["torch"], n)
             print(f"  losses vs PyTorch: max relative difference over {n} steps {diff:.1e}")
     else:
         print("  PyTorch is not installed: no PyTorch comparison")
 
-    print("where the time goes, per step:")
-    (t_fb_ours, _), (t_fb_frozen, _), (t_fb_numpy, _), (t_adam_ours, _), (t_adam_numpy, _) = timed(
-        (forward_backward_ours, batches),
-        (forward_backward_ours, batches, True),
-        (forward_backward_numpy, batches),
-        (adam_ours, steps),
-        (adam_numpy, steps),
-    )
-    us = 1e6 / steps
-    print(
-        f"  forward+backward: micrograd_edu {t_fb_ours * us:5.0f} us ({t_fb_ours / t_fb_numpy:.2f}x"
-        f" numpy), frozen {t_fb_frozen * us:5.0f} us ({t_fb_frozen / t_fb_numpy:.2f}x), "
-        f"numpy {t_fb_numpy * us:5.0f} us"
-    )
-    print(
-        f"  Adam step:        micrograd_edu {t_adam_ours * us:5.0f} us (one flat update), numpy "
-        f"{t_adam_numpy * us:5.0f} us (per parameter)"
-    )
+    print("where the time goes, per step (us):")
+    parts = {
+        "forward+backward": lambda: forward_backward_ours(batches),
+        "frozen forward+backward": lambda: forward_backward_ours(batches, True),
+        "numpy forward+backward": lambda: forward_backward_numpy(batches),
+        "Adam (one flat update)": lambda: adam_ours(steps),
+        "numpy Adam (per parameter)": lambda: adam_numpy(steps),
+    }
+    for name, (best, _) in measure(parts, 1, 2).items():
+        print(f"  {name:28s} {best / steps:6.0f}")
     t_scalar, t_tensor = scalar_vs_tensor(batches)
     print("one step of the same MLP on a batch of 32 (forward, loss, backward):")
     print(
-        f"  scalar Values {t_scalar * 1e3:7.1f} ms, tensor {t_tensor * 1e3:5.2f} ms: "
+        f"  scalar Values {t_scalar / 1e3:7.1f} ms, tensor {t_tensor / 1e3:5.2f} ms: "
         f"vectorizing is {t_scalar / t_tensor:.0f}x faster"
     )
     if args.profile:

@@ -128,12 +128,22 @@ RESHAPE = Op(
 )
 
 
+def _is_basic(index) -> bool:
+    """True for an index made of ints, slices, None and ... (numpy's "basic"
+    indexing, which picks every entry at most once)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, int | slice) or i is None or i is Ellipsis for i in parts)
+
+
 def _getitem_vjp(g, out, xs, needs, index):
     (a,) = xs
-    grad = np.zeros_like(a, dtype=g.dtype)
-    # np.add.at adds once per occurrence, so x[[0, 0]] sends two gradients to
-    # x[0]; a plain assignment would keep only the last.
-    np.add.at(grad, index, g)
+    grad = np.zeros(a.shape, dtype=g.dtype)
+    if _is_basic(index):
+        grad[index] = g
+    else:
+        # A fancy index may pick an entry twice (x[[0, 0]]): np.add.at adds once
+        # per occurrence, where an assignment would keep only the last.
+        np.add.at(grad, index, g)
     return (grad,)
 
 
@@ -222,7 +232,7 @@ def _max_forward(a, axis, keepdims):
 
 def _max_vjp(g, out, xs, needs, axis, keepdims):
     a = xs[0]
-    hit = a == _expand(out, axis, keepdims)
+    hit = (a == _expand(out, axis, keepdims)).astype(g.dtype)
     # Ties share the gradient equally (the subgradient PyTorch's amax uses).
     share = hit / np.sum(hit, axis=axis, keepdims=True)
     return (share * _expand(g, axis, keepdims),)

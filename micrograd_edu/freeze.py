@@ -39,9 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from .autograd import scalar_seed, store_grad
 from .modes import STATE, enable_grad
 from .ops import ShapeError
-from .tensor import Tensor, _leaf, _store_grad, scalar_seed
+from .tensor import Tensor, _leaf
 
 __all__ = ["freeze", "FrozenFunction"]
 
@@ -84,31 +85,32 @@ class FrozenFunction:
     def __init__(self, f: Callable, inputs: list[Tensor], tape: list, result: Tensor) -> None:
         self.name = _name(f)
         self._signature = [(x.shape, x.dtype) for x in inputs]
-        slots: dict[int, int] = {}  # id(tensor) -> slot, the variable v<slot> in the source
-        for x in inputs:
-            slots.setdefault(id(x), len(slots))
-        dtypes = [x.dtype for x in inputs]
+        # Every tensor gets a slot, the variable v<slot> in the source: the inputs
+        # first, then each captured tensor and each result as the tape meets them.
+        slots: dict[int, int] = {}
+        for i, x in enumerate(inputs):
+            slots.setdefault(id(x), i)
+        dtypes = [x.dtype for x in inputs]  # per slot
+        wants_grad = [x.requires_grad for x in inputs]  # per slot
+        leaf_slots = list(range(len(inputs)))  # the parameters of replay
         self._captured: list[Tensor] = []  # tensors f used without taking them as arguments
-        wants_grad: list[bool] = [x.requires_grad for x in inputs]
 
-        leaf_slots = list(range(len(slots)))  # the parameters of replay: inputs, captured
+        def new_slot(t: Tensor) -> int:
+            slots[id(t)] = len(dtypes)
+            dtypes.append(t.dtype)
+            wants_grad.append(t.requires_grad)
+            return slots[id(t)]
 
         def slot_of(t: Tensor) -> int:
             if id(t) not in slots:
-                slots[id(t)] = len(slots)
-                leaf_slots.append(slots[id(t)])
+                leaf_slots.append(new_slot(t))
                 self._captured.append(t)
-                dtypes.append(t.dtype)
-                wants_grad.append(t.requires_grad)
             return slots[id(t)]
 
         program = []
         for op, args, out, needs, static in tape:
             ins = tuple(slot_of(t) for t in args)
-            slots[id(out)] = len(slots)
-            dtypes.append(out.dtype)
-            wants_grad.append(out.requires_grad)
-            program.append((op, ins, slots[id(out)], needs, static, out.ndim == 0))
+            program.append((op, ins, new_slot(out), needs, static, out.ndim == 0))
         result_slot = slot_of(result)
         # Positions (among inputs + captured) of the tensors that receive gradients.
         self._targets = [i for i, s in enumerate(leaf_slots) if wants_grad[s]]
@@ -135,7 +137,7 @@ class FrozenFunction:
                         f"frozen {self.name}: input {i} required grad when traced, so pass "
                         "a Tensor there to receive its gradient"
                     )
-                _store_grad(leaves[i], g, owned)
+                store_grad(leaves[i], g, owned)
         return _leaf(value)
 
     def _load(self, inputs: tuple) -> list[np.ndarray]:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .modes import STATE, no_grad
+from .modes import STATE, is_grad_enabled, no_grad
 from .ops import Op, ShapeError
 from .tensor import Tensor, _leaf, apply
 
@@ -79,7 +79,11 @@ class Function:
         inputs = [a for a in args if isinstance(a, Tensor)]
         # Which positions hold tensors, and the other arguments as given.
         layout = tuple(None if isinstance(a, Tensor) else (a,) for a in args)
-        return apply(op, *inputs, static=(cls, Context(), layout))
+        ctx = Context()
+        ctx.needs_input_grad = tuple(
+            isinstance(a, Tensor) and a.requires_grad and is_grad_enabled() for a in args
+        )
+        return apply(op, *inputs, static=(cls, ctx, layout))
 
 
 @contextmanager
@@ -114,14 +118,12 @@ def _forward(*xs_and_static: Any) -> np.ndarray:
 
 def _vjp(g, out, xs, needs, cls, ctx, layout):
     name = cls.__name__
-    flags = iter(needs)
-    ctx.needs_input_grad = tuple(slot is None and next(flags) for slot in layout)
     with _untraced():
         grads = cls.backward(ctx, _leaf(g))
-    grads = grads if isinstance(grads, tuple) else (grads,)
+    grads = tuple(grads) if isinstance(grads, tuple | list) else (grads,)
     # PyTorch's convention: one gradient per forward argument, None for the others.
     positions = [i for i, slot in enumerate(layout) if slot is None]
-    if len(grads) < len(layout):
+    if len(grads) != len(layout):
         raise TypeError(
             f"{name}.backward returned {len(grads)} gradients, but forward took "
             f"{len(layout)} arguments; return one per argument (None where there is none)"
@@ -136,11 +138,15 @@ def _vjp(g, out, xs, needs, cls, ctx, layout):
             result.append(np.zeros_like(x))
             continue
         grad = grad.data if isinstance(grad, Tensor) else np.asarray(grad)
-        if grad.shape != x.shape or grad.dtype != x.dtype:
+        if grad.shape != x.shape:
             raise ShapeError(
-                f"{name}.backward: the gradient for argument {i} has shape {grad.shape} and "
-                f"dtype {grad.dtype}, but that input has shape {x.shape} and dtype {x.dtype}; "
-                "a gradient must match its input exactly"
+                f"{name}.backward: the gradient for argument {i} has shape {grad.shape}, but "
+                f"that input has shape {x.shape}; a gradient has the shape of its input"
+            )
+        if grad.dtype != x.dtype:
+            raise TypeError(
+                f"{name}.backward: the gradient for argument {i} has dtype {grad.dtype}, but "
+                f"that input has dtype {x.dtype}; a gradient has the dtype of its input"
             )
         result.append(grad)
     return tuple(result)

@@ -379,12 +379,13 @@ class ModuleList(Module):
         items = list(self._modules.values())
         if isinstance(index, slice):
             return type(self)(items[index])
-        try:
-            return items[index]
-        except (IndexError, TypeError):
+        if not isinstance(index, (int, np.integer)):
+            raise TypeError(f"{type(self).__name__}: indices must be ints or slices, got {index!r}")
+        if not -len(items) <= index < len(items):
             raise IndexError(
-                f"{type(self).__name__}: index {index!r} is out of range for {len(items)} modules"
-            ) from None
+                f"{type(self).__name__}: index {index} is out of range for {len(items)} modules"
+            )
+        return items[index]
 
 
 class Sequential(ModuleList):

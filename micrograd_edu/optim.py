@@ -35,6 +35,11 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], lr: float) -> None:
         name = type(self).__name__
+        if hasattr(params, "named_parameters"):
+            raise TypeError(
+                f"{name}: got the model itself; pass its parameters: "
+                f"{name}(model.parameters(), ...)"
+            )
         if isinstance(params, np.ndarray) or hasattr(params, "data"):
             raise TypeError(
                 f"{name}: params must be an iterable of parameters (e.g. model.parameters()), "
@@ -52,9 +57,14 @@ class Optimizer:
                     f"{name}: parameter {i} is a {type(p).__name__}, not a Tensor whose "
                     ".data is a numpy array"
                 )
+            if not getattr(p, "is_leaf", True):
+                raise ValueError(
+                    f"{name}: parameter {i} was computed by an operation; an optimiser "
+                    "updates leaves (Parameters, or tensors made with requires_grad=True)"
+                )
         if len({id(p) for p in self.params}) != len(self.params):
             raise ValueError(f"{name}: a parameter appears more than once in the list")
-        _require(name, "lr", lr, lr > 0, "a positive number")
+        _require(name, "lr", lr, isinstance(lr, (int, float)) and lr > 0, "a positive number")
         self.lr = lr
 
     def zero_grad(self) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import array_ops as A
+from .autograd import BackwardFunction, run_backward
 from .modes import STATE
 from .ops import ELEMENTWISE, Op, ShapeError
 from .rules import RULES
@@ -31,33 +32,18 @@ from .rules import RULES
 __all__ = ["Tensor", "tensor", "apply"]
 
 _FLOATS = (np.float32, np.float64)
-_ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
-
-
-class _BackwardFunction:
-    """What ``Tensor.grad_fn`` shows: the recorded operation, PyTorch style."""
-
-    __slots__ = ("_tensor",)
-
-    def __init__(self, tensor: Tensor) -> None:
-        self._tensor = tensor
-
-    def name(self) -> str:
-        op = self._tensor.op
-        # "mul" -> "MulBackward", "log_softmax" -> "LogSoftmaxBackward", "MyLinear" kept.
-        return (op.title().replace("_", "") if op.islower() else op) + "Backward"
-
-    @property
-    def next_functions(self) -> tuple:
-        return tuple(p.grad_fn for p in self._tensor.parents)
-
-    def __repr__(self) -> str:
-        return f"<{self.name()}>"
 
 
 class Tensor:
-    """An n-dimensional array (float64 unless given float32) with reverse-mode
-    automatic differentiation, named and behaving like ``torch.Tensor``.
+    """An n-dimensional array with reverse-mode automatic differentiation,
+    named and behaving like ``torch.Tensor``.
+
+    Python numbers and lists become float64; numpy arrays keep their dtype
+    (float32 stays float32, ints and bools are allowed without
+    ``requires_grad``); ``dtype=`` chooses. An operation outside its domain
+    (``log`` of 0, division by 0, ...) raises :class:`~micrograd_edu.DomainError`
+    naming the operation and the first bad entry, instead of returning NaN
+    that would surface far downstream.
 
     >>> w = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     >>> x = Tensor([1.0, 1.0])
@@ -118,11 +104,11 @@ class Tensor:
         return self._fn is None
 
     @property
-    def grad_fn(self) -> _BackwardFunction | None:
+    def grad_fn(self) -> BackwardFunction | None:
         """The operation that made this tensor (``None`` for a leaf)."""
         if self._fn is None:
             return None
-        return _BackwardFunction(self)
+        return BackwardFunction(self)
 
     def size(self, axis: int | None = None) -> tuple[int, ...] | int:
         """The shape, or the length of one axis (as ``torch.Tensor.size``)."""
@@ -232,70 +218,7 @@ class Tensor:
         (the vector in the vector-Jacobian product). The graph's saved values
         are freed unless ``retain_graph=True``.
         """
-        if not self.requires_grad:
-            raise RuntimeError(
-                "backward: this tensor does not require grad and has no grad_fn, so there "
-                "is nothing to differentiate; create the inputs with requires_grad=True "
-                "(outside no_grad() and inference_mode())"
-            )
-        seed = self._seed(gradient)
-        owned = {id(seed)}  # the seed may be a shared constant: never store it as is
-        if self._fn is None:
-            _store_grad(self, seed, owned)
-            return
-        grads = {self: seed}
-        for node in _backward_order(self):
-            g = grads.pop(node, None)
-            if g is None:  # e.g. the targets of cross_entropy: no gradient flows there
-                continue
-            if node._retains_grad:
-                _store_grad(node, g, owned)
-            saved = node._saved
-            if saved is None:
-                raise RuntimeError(
-                    f"backward: trying to go through {node.grad_fn} a second time, but its "
-                    "saved values were freed by the first backward(); call the first "
-                    "backward(retain_graph=True) to keep them, or recompute the forward pass"
-                )
-            if not retain_graph:
-                node._saved = None
-            fn = node._fn
-            xs, needs, static = saved
-            parent_grads = fn.vjp(g, node.data, xs, needs, *static)
-            for parent, pg in zip(node.parents, parent_grads, strict=True):
-                if pg is None:
-                    pass
-                elif parent._fn is None:  # a leaf: its gradient is final, store it
-                    _store_grad(parent, _checked(pg, parent.data, fn.name), owned)
-                else:
-                    pg = _checked(pg, parent.data, fn.name)
-                    previous = grads.get(parent)
-                    grads[parent] = pg if previous is None else previous + pg
-
-    def _seed(self, gradient: Any) -> np.ndarray:
-        data = self.data
-        if gradient is None:
-            if data.size != 1:
-                raise RuntimeError(
-                    f"backward: gradient can be implied only for a scalar, this tensor has "
-                    f"shape {data.shape}; pass backward(gradient=...) of that shape, or reduce "
-                    "first (e.g. y.sum().backward())"
-                )
-            one = scalar_seed(data.dtype)
-            return one if data.ndim == 0 else one.reshape(data.shape)
-        given = gradient.data if isinstance(gradient, Tensor) else gradient
-        if isinstance(given, np.ndarray) and given.dtype != data.dtype:
-            raise TypeError(
-                f"backward: gradient has dtype {given.dtype} but the tensor has dtype "
-                f"{data.dtype}; they must match"
-            )
-        seed = np.array(given, dtype=data.dtype)
-        if seed.shape != data.shape:
-            raise ShapeError(
-                f"backward: gradient has shape {seed.shape} but the tensor has shape "
-                f"{data.shape}; they must be equal"
-            )
-        return seed
+        run_backward(self, gradient, retain_graph)
 
     # ------------------------------------------------------ shapes and views
 
@@ -305,18 +228,28 @@ class Tensor:
         return apply(A.RESHAPE, self, static=(shape,))
 
     def transpose(self, *axes: int) -> Tensor:
-        """Reverse the axes (no argument), swap two (``transpose(0, 1)``, as
-        torch) or permute all of them (``transpose(2, 0, 1)``, as numpy)."""
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = tuple(axes[0])
-        if len(axes) == 2 and self.ndim != 2:
-            order = list(range(self.ndim))
-            i, j = (a % self.ndim for a in axes)
-            order[i], order[j] = order[j], order[i]
-            axes = tuple(order)
-        return apply(A.TRANSPOSE, self, static=(axes or None,))
+        """Reverse the axes (no argument, like ``.T``) or swap two of them
+        (``x.transpose(0, 1)``, as ``torch.transpose``)."""
+        if not axes:
+            return apply(A.TRANSPOSE, self, static=(None,))
+        if len(axes) != 2 or self.ndim < 2:
+            raise ShapeError(
+                f"transpose: give two axes to swap (or none to reverse them all), got {axes} "
+                f"for shape {self.shape}; use permute for a full reordering"
+            )
+        order = list(range(self.ndim))
+        i, j = (a % self.ndim for a in axes)
+        order[i], order[j] = order[j], order[i]
+        return apply(A.TRANSPOSE, self, static=(tuple(order),))
 
-    permute = transpose
+    def permute(self, *axes: int) -> Tensor:
+        """Reorder all the axes: ``x.permute(2, 0, 1)`` puts axis 2 first."""
+        axes = tuple(axes[0]) if len(axes) == 1 and not isinstance(axes[0], int) else axes
+        if sorted(a % max(self.ndim, 1) for a in axes) != list(range(self.ndim)):
+            raise ShapeError(
+                f"permute: {axes} is not an order of all {self.ndim} axes of shape {self.shape}"
+            )
+        return apply(A.TRANSPOSE, self, static=(axes,))
 
     def __getitem__(self, index: Any) -> Tensor:
         return apply(A.GETITEM, self, static=(_plain_index(index),))
@@ -428,6 +361,8 @@ for _name, _rule in RULES.items():
             setattr(Tensor, _attr, _method)
     elif _name == "neg":
         Tensor.__neg__ = _unary_method(ELEMENTWISE[_name])
+    elif _name == "abs":  # both x.abs() and abs(x)
+        Tensor.abs = Tensor.__abs__ = _unary_method(ELEMENTWISE[_name])
     elif _rule.arity == 1:
         setattr(Tensor, _name, _unary_method(ELEMENTWISE[_name]))
 
@@ -521,67 +456,6 @@ def _constants(inputs: tuple) -> tuple[Tensor, ...]:
 
 def _is_number(x: Any, like: np.dtype) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and like.kind == "f"
-
-
-def _backward_order(root: Tensor) -> list[Tensor]:
-    """The recorded (non-leaf) tensors that ``root`` depends on, ``root`` first
-    and each before all of its parents: the reverse of a topological order.
-
-    The same iterative depth-first search as :func:`graph.topological_order`,
-    restricted to recorded nodes (leaves need no order: a leaf's gradient is
-    stored as it arrives) and without its checks for foreign objects and
-    cycles, which operations cannot create. It runs on every ``backward``.
-    """
-    order: list[Tensor] = []
-    visited = set()
-    stack = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-        elif node not in visited:
-            visited.add(node)
-            stack.append((node, True))
-            for parent in node.parents:
-                if parent._fn is not None and parent not in visited:
-                    stack.append((parent, False))
-    order.reverse()
-    return order
-
-
-def scalar_seed(dtype: np.dtype) -> np.ndarray:
-    """The gradient of a scalar with respect to itself: a shared 0-d array of
-    ones (callers never store it as a ``.grad`` without copying)."""
-    one = _ONES.get(dtype)
-    if one is None:
-        one = _ONES[dtype] = np.ones((), dtype=dtype)
-    return one
-
-
-def _checked(g: np.ndarray, like: np.ndarray, name: str) -> np.ndarray:
-    """``g`` as the gradient of an input ``like``: the shapes must be equal
-    (an error names the operation), a float of another precision is cast."""
-    if g.shape != like.shape:
-        raise ShapeError(
-            f"backward: {name} returned a gradient of shape {g.shape} for an input of shape "
-            f"{like.shape}; they must be equal"
-        )
-    if g.dtype != like.dtype:  # mixed precision: cast, as PyTorch does
-        g = g.astype(like.dtype)
-    return g
-
-
-def _store_grad(node: Tensor, g: np.ndarray, owned: set[int]) -> None:
-    """Add ``g`` to ``node.grad``. The first gradient is stored as it is when
-    the engine owns it; a view, or an array already given to another tensor,
-    is copied so that no two ``.grad`` share memory."""
-    if node.grad is not None:
-        node.grad = node.grad + g
-        return
-    if g.base is not None or id(g) in owned:
-        g = g.copy()
-    owned.add(id(g))
-    node.grad = g
 
 
 def _plain_index(index: Any) -> Any:

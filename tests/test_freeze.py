@@ -105,3 +105,17 @@ def test_forward_only_when_nothing_requires_grad():
     step = freeze(lambda x: x.exp().sum(), Tensor([0.0, 1.0]))
     assert step(Tensor([0.0, 0.0])).item() == 2.0
     assert "vjp" not in step.source
+
+
+def test_the_same_tensor_passed_twice():
+    w = Tensor([1.0, 2.0], requires_grad=True)
+    step = freeze(lambda a, b: (a * b).sum(), w, w)
+    step(w, w)
+    np.testing.assert_allclose(w.grad, [2.0, 4.0])
+
+
+def test_float32_stays_float32_in_the_replay():
+    w = Tensor(np.ones((3, 2), dtype=np.float32), requires_grad=True)
+    x = Tensor(np.ones((4, 3), dtype=np.float32))
+    step = freeze(lambda x, w: (x @ w).max(axis=1).sum(), x, w)
+    assert step(x, w).dtype == np.float32 and w.grad.dtype == np.float32

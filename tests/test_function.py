@@ -66,6 +66,20 @@ def test_non_tensor_arguments_and_needs_input_grad():
     y.sum().backward()
     np.testing.assert_allclose(x.grad, [3.0, 3.0])
 
+    class Needs(Function):
+        @staticmethod
+        def forward(ctx, a, b, flag):
+            assert ctx.needs_input_grad == (True, False, False)
+            return a.data * b.data
+
+        @staticmethod
+        def backward(ctx, grad):
+            return [grad, None, None]  # a list works too; None for b gives nothing
+
+    a, b = Tensor([2.0], requires_grad=True), Tensor([5.0])
+    Needs.apply(a, b, "flag").sum().backward()
+    np.testing.assert_allclose(a.grad, [1.0])
+
 
 def test_saved_tensors_are_freed_after_backward():
     X, W, b = params()

@@ -1,5 +1,8 @@
 import numpy as np
 import pytest
+from central_differences import central_gradient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from micrograd_edu import nn
 from micrograd_edu.modes import no_grad
@@ -11,28 +14,25 @@ def upstream_loss(y: Tensor, g: np.ndarray) -> Tensor:
     return (y * Tensor(g)).sum()
 
 
-def central_difference(f, array: np.ndarray, index: tuple, h: float = 1e-6) -> float:
-    old = array[index]
-    array[index] = old + h
-    up = f()
-    array[index] = old - h
-    down = f()
-    array[index] = old
-    return (up - down) / (2 * h)
-
-
-def test_linear_forward_and_backward_match_the_closed_forms():
-    rng = np.random.default_rng(0)
-    layer = nn.Linear(4, 3, seed=1)
-    X = Tensor(rng.normal(size=(5, 4)), requires_grad=True)
-    G = rng.normal(size=(5, 3))
-    W, b = layer.weight.data, layer.bias.data
-    Y = layer(X)
-    assert np.allclose(Y.data, X.data @ W.T + b, rtol=1e-14)
-    upstream_loss(Y, G).backward()
-    assert np.allclose(X.grad, G @ W, rtol=1e-13)  # dL/dX = dL/dY · W
-    assert np.allclose(layer.weight.grad, G.T @ X.data, rtol=1e-13)  # dL/dW = dL/dYᵀ · X
-    assert np.allclose(layer.bias.grad, G.sum(axis=0), rtol=1e-13)  # db = Σ rows
+@settings(max_examples=25, deadline=None)
+@given(
+    rows=st.integers(1, 6),
+    n_in=st.integers(1, 5),
+    n_out=st.integers(1, 5),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_linear_matches_the_closed_forms_for_any_shape(rows, n_in, n_out, bias, seed):
+    rng = np.random.default_rng(seed)
+    layer = nn.Linear(n_in, n_out, bias=bias, seed=rng)
+    X = Tensor(rng.normal(size=(rows, n_in)), requires_grad=True)
+    G = rng.normal(size=(rows, n_out))
+    upstream_loss(layer(X), G).backward()
+    W = layer.weight.data
+    assert np.allclose(X.grad, G @ W, rtol=1e-12, atol=1e-14)
+    assert np.allclose(layer.weight.grad, G.T @ X.data, rtol=1e-12, atol=1e-14)
+    if bias:
+        assert np.allclose(layer.bias.grad, G.sum(axis=0), rtol=1e-12, atol=1e-14)
 
 
 def test_linear_treats_leading_axes_as_more_rows():
@@ -60,11 +60,17 @@ def test_linear_gradients_match_central_differences():
         with no_grad():
             return float(mse_loss(layer(Tensor(x)).tanh(), Tensor(y)).data)
 
+    def loss_with(p, values) -> float:
+        saved = p.data.copy()
+        p.data[...] = values
+        value = loss()
+        p.data[...] = saved
+        return value
+
     mse_loss(layer(Tensor(x)).tanh(), Tensor(y)).backward()
     for p in layer.parameters():
-        for index in np.ndindex(p.shape):
-            numeric = central_difference(loss, p.data, index)
-            assert p.grad[index] == pytest.approx(numeric, rel=1e-6, abs=1e-9)
+        numeric = central_gradient(lambda v, p=p: loss_with(p, v), p.data)
+        np.testing.assert_allclose(p.grad, numeric, rtol=1e-6, atol=1e-9)
 
 
 def test_linear_default_init_is_pytorchs_uniform_and_seeded():
@@ -245,6 +251,8 @@ def test_sequential_and_module_list_behave_like_lists():
     assert [n for n, _ in layers.named_parameters()] == ["0.weight", "0.bias", "1.weight", "1.bias"]
     with pytest.raises(IndexError, match="index 5 is out of range for 3 modules"):
         seq[5]
+    with pytest.raises(TypeError, match="Sequential: indices must be ints or slices, got 'a'"):
+        seq["a"]
     with pytest.raises(TypeError, match="ModuleList: expected a Module, got int"):
         layers.append(3)
 

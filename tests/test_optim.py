@@ -1,7 +1,8 @@
 """Optimisers against updates computed by hand from their published formulas.
 
-Parameters here are plain objects with ``.data`` and ``.grad``: the optimisers
-read nothing else, so these tests do not depend on the Tensor engine.
+Parameters here are mostly plain objects with ``.data`` and ``.grad``: the
+optimisers read nothing else, so the update tests do not depend on the Tensor
+engine.
 """
 
 from types import SimpleNamespace
@@ -9,7 +10,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from micrograd_edu import optim
+from micrograd_edu import nn, optim
+from micrograd_edu.tensor import Tensor
 
 
 def param(values, grad):
@@ -125,3 +127,14 @@ def test_many_parameters_move_as_if_each_had_its_own_adam(gap):
         for p, q in zip(together, alone, strict=True):
             assert np.array_equal(p.data, q.data)
     assert opt.steps == ([4, 3, 4] if gap else [4, 4, 4])
+
+
+def test_the_model_itself_or_a_computed_tensor_is_refused():
+    model = nn.Linear(2, 1, seed=0)
+    with pytest.raises(TypeError, match=r"got the model itself; pass its parameters"):
+        optim.Adam(model)
+    computed = Tensor(np.ones(2), requires_grad=True) * 2
+    with pytest.raises(ValueError, match="parameter 0 was computed by an operation"):
+        optim.SGD([computed], lr=0.1)
+    with pytest.raises(ValueError, match="lr must be a positive number, got '0.1'"):
+        optim.SGD(model.parameters(), lr="0.1")

@@ -2,23 +2,12 @@
 
 import numpy as np
 import pytest
+from central_differences import central_gradient
 
 from micrograd_edu import Tensor, tensor, unbroadcast
 from micrograd_edu.tensor import concatenate, cross_entropy, mse_loss, stack
 
 RNG = np.random.default_rng(0)
-
-
-def numeric_grad(f, x, h=1e-6):
-    """Central differences of the scalar function f at the array x."""
-    x = np.array(x, dtype=float)
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += h
-        down[i] -= h
-        grad[i] = (f(up) - f(down)) / (2 * h)
-    return grad
 
 
 def leaf(a):
@@ -83,8 +72,8 @@ def test_broadcast_gradients_have_input_shapes(sa, sb, op):
     a, b = leaf(a0), leaf(b0)
     (fn(a, b) * Tensor(w)).sum().backward()
     assert a.grad.shape == sa and b.grad.shape == sb
-    np.testing.assert_allclose(a.grad, numeric_grad(lambda v: (fn(v, b0) * w).sum(), a0), 1e-6)
-    np.testing.assert_allclose(b.grad, numeric_grad(lambda v: (fn(a0, v) * w).sum(), b0), 1e-6)
+    np.testing.assert_allclose(a.grad, central_gradient(lambda v: (fn(v, b0) * w).sum(), a0), 1e-6)
+    np.testing.assert_allclose(b.grad, central_gradient(lambda v: (fn(a0, v) * w).sum(), b0), 1e-6)
 
 
 def test_python_numbers_on_either_side():
@@ -102,7 +91,7 @@ def test_unary_methods_match_central_differences(name):
     x = leaf(x0)
     getattr(x, name)().sum().backward()
     f = getattr(np, name, None) or (lambda v: 1 / (1 + np.exp(-v)))
-    np.testing.assert_allclose(x.grad, numeric_grad(lambda v: f(v).sum(), x0), rtol=1e-6)
+    np.testing.assert_allclose(x.grad, central_gradient(lambda v: f(v).sum(), x0), rtol=1e-6)
 
 
 def test_relu_and_abs():
@@ -152,7 +141,7 @@ def test_reshape_transpose_sum_mean_max():
     def f(v):
         return v.reshape(6, 4).T.sum(axis=1).mean() + v.max(axis=(0, 2), keepdims=True).sum()
 
-    np.testing.assert_allclose(x.grad, numeric_grad(f, x0), atol=1e-6)
+    np.testing.assert_allclose(x.grad, central_gradient(f, x0), atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -164,8 +153,8 @@ def test_matmul_all_numpy_cases(sa, sb):
     w = RNG.normal(size=np.shape(a0 @ b0))
     a, b = leaf(a0), leaf(b0)
     ((a @ b) * Tensor(w)).sum().backward()
-    np.testing.assert_allclose(a.grad, numeric_grad(lambda v: ((v @ b0) * w).sum(), a0), 1e-6)
-    np.testing.assert_allclose(b.grad, numeric_grad(lambda v: ((a0 @ v) * w).sum(), b0), 1e-6)
+    np.testing.assert_allclose(a.grad, central_gradient(lambda v: ((v @ b0) * w).sum(), a0), 1e-6)
+    np.testing.assert_allclose(b.grad, central_gradient(lambda v: ((a0 @ v) * w).sum(), b0), 1e-6)
 
 
 def test_indexing_scatters_repeated_indices():
@@ -198,7 +187,7 @@ def test_softmax_log_softmax_are_stable_and_correct():
         return (np.log(e / e.sum(axis=1, keepdims=True)) * w).sum()
 
     (z.log_softmax(axis=1) * Tensor(w)).sum().backward()
-    np.testing.assert_allclose(z.grad, numeric_grad(f, z0), atol=1e-5)
+    np.testing.assert_allclose(z.grad, central_gradient(f, z0), atol=1e-5)
 
 
 def test_cross_entropy_gradient_is_softmax_minus_one_hot():
@@ -223,3 +212,87 @@ def test_float32_is_kept():
     assert y.dtype == np.float32
     y.backward()
     assert x.grad.dtype == np.float32
+
+
+def test_transpose_swaps_like_torch_and_permute_reorders():
+    x0 = RNG.normal(size=(2, 3, 4))
+    x = leaf(x0)
+    assert x.transpose(0, 1).shape == (3, 2, 4)
+    assert leaf(np.ones((2, 3))).transpose(0, 1).shape == (3, 2)
+    assert x.permute(2, 0, 1).shape == (4, 2, 3) and x.T.shape == (4, 3, 2)
+    w = RNG.normal(size=(4, 2, 3))
+    (x.permute(2, 0, 1) * Tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad, np.transpose(w, (1, 2, 0)))
+
+
+def test_basic_and_fancy_indexing_against_central_differences():
+    x0 = RNG.normal(size=(3, 4))
+    x = leaf(x0)
+    w1, w2 = RNG.normal(size=(2, 2)), RNG.normal(size=3)
+    mask = x0 > 0
+    y = (x[1:, ::2] * Tensor(w1)).sum() + (x[[0, 2, 0], [1, 1, 1]] * Tensor(w2)).sum()
+    y = y + x[Tensor(mask)].sum() + x[..., None][2, 3, 0]
+    y.backward()
+
+    def f(v):
+        return (
+            (v[1:, ::2] * w1).sum() + (v[[0, 2, 0], [1, 1, 1]] * w2).sum() + v[mask].sum() + v[2, 3]
+        )
+
+    np.testing.assert_allclose(x.grad, central_gradient(f, x0), atol=1e-7)
+
+
+def test_small_api_like_torch():
+    x = Tensor([[1.0, -2.0, 3.0]], requires_grad=True)
+    assert x.size() == (1, 3) and x.size(1) == 3 and x.numel() == 3 and len(x) == 1
+    assert x.ndim == 2 and x.dtype == np.float64
+    assert abs(x).data.tolist() == [[1.0, 2.0, 3.0]]
+    assert x.argmax(dim=1).data.tolist() == [2]
+    assert ((x > 0) == Tensor([[True, False, True]])).data.all()
+    assert x.sum().item() == 2.0 and float(x.sum()) == 2.0
+    d = x.detach()
+    assert not d.requires_grad and d.numpy() is x.numpy()
+    y = x * 2
+    assert y.grad_fn.next_functions == (None, None)  # two leaves: x and the constant 2
+    assert Tensor([1, 2]).dtype == np.float64  # Python numbers become float64
+    assert Tensor(np.array([1, 2])).dtype == np.int64  # numpy arrays keep theirs
+    assert Tensor([1, 2], dtype=np.float32).dtype == np.float32
+
+
+def test_grad_fn_names():
+    x = leaf(np.ones((2, 2)))
+    assert repr((x @ x).grad_fn) == "<MatmulBackward>"
+    assert repr(x.log_softmax().grad_fn) == "<LogSoftmaxBackward>"
+    assert (x * 2).sum().grad_fn.next_functions[0].name() == "MulBackward"
+
+
+FLOAT32_OPS = {
+    "elementwise": lambda x: ((x * 2 - 1) / 3) ** 2 + x.exp().log() + x.sigmoid() + x.relu(),
+    "matmul": lambda x: x @ x.T,
+    "reductions": lambda x: x.sum(axis=0) + x.mean(axis=0) + x.max(axis=0),
+    "shapes": lambda x: x.reshape(-1)[[0, 1, 1]],
+    "softmax": lambda x: x.softmax(axis=1) + x.log_softmax(axis=1),
+    "join": lambda x: concatenate([x, x]) + stack([x, x]).sum(axis=0).sum(axis=0),
+    "trace": lambda x: (x @ x.T).trace(),
+    "cross_entropy": lambda x: cross_entropy(x, np.array([0, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_OPS))
+def test_float32_gradients_come_out_float32_without_casting(name):
+    x = Tensor(RNG.uniform(0.5, 1.5, size=(2, 2)).astype(np.float32), requires_grad=True)
+    y = FLOAT32_OPS[name](x)
+    assert y.dtype == np.float32
+    seen = set()
+    stack_ = [y]
+    while stack_:  # every recorded node's vjp, called directly (backward would cast)
+        node = stack_.pop()
+        if node._fn is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        xs, needs, static = node._saved
+        grads = node._fn.vjp(np.ones_like(node.data), node.data, xs, needs, *static)
+        for parent, g in zip(node.parents, grads, strict=True):
+            if g is not None:
+                assert g.dtype == np.float32, (node.op, g.dtype)
+            stack_.append(parent)

@@ -77,6 +77,22 @@ def test_function_returning_a_wrong_gradient_is_named():
     with pytest.raises(ShapeError, match=r"Bad.backward.*shape \(5,\).*shape \(3,\)"):
         y.sum().backward()
 
+    class Float32(Bad):
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.data.astype(np.float32)
+
+    with pytest.raises(TypeError, match=r"Float32.backward.*dtype float32.*float64"):
+        Float32.apply(leaf(np.ones(3))).sum().backward()
+
+    class TooMany(Bad):
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    with pytest.raises(TypeError, match=r"TooMany.backward returned 2 gradients.*took 1"):
+        TooMany.apply(leaf(np.ones(3))).sum().backward()
+
 
 def test_integer_tensor_cannot_require_grad():
     with pytest.raises(TypeError, match="floating-point.*int64"):
