@@ -183,8 +183,11 @@ def test_diagram_shows_and_play_advances_frames(jupyterlab):
             expect(caption).to_contain_text("step 1/", timeout=30_000)
             expect(page.locator(".mge-frame svg")).to_be_visible()
             page.locator(".widget-play button").first.click()
-            expect(caption).to_contain_text("step 3/", timeout=15_000)
-            expect(caption).to_contain_text("v̄", timeout=15_000)  # reached the backward pass
+            # Play moves the slider in the browser; the kernel redraws. A busy
+            # kernel may skip a frame, so ask only that the frames move on,
+            # all the way into the backward pass.
+            expect(caption).not_to_contain_text("step 1/", timeout=15_000)
+            expect(caption).to_contain_text("(backward)", timeout=15_000)
         except Exception:
             print(log.read_text()[-3000:])
             raise

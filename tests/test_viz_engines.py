@@ -96,3 +96,23 @@ def test_a_scalar_mlp_graph_folds_and_draws():
     assert "image/svg+xml" in d._repr_mimebundle_()
     with pytest.raises(ValueError, match="too many to step through"):
         frames(loss)
+
+
+def test_a_repeated_operand_gets_each_partial_in_turn():
+    x = Value(3.0, label="x")
+    t = adjoint_trace(x / x)  # d(a/b)/da = 1/b, d(a/b)/db = -out/b
+    assert [r.left for r in t][1:3] == ["x̄₁ += v̄₁ · 1/v₀", "x̄₁ += v̄₁ · (−v₁/v₀)"]
+    assert t[-1].value == pytest.approx(0.0)
+
+
+def test_traces_explain_bad_calls():
+    with pytest.raises(TypeError, match="primal_trace: expected a graph node"):
+        primal_trace(3.0)
+    with pytest.raises(TypeError, match=r"adjoint_trace: pass the point"):
+        adjoint_trace(f)
+    with pytest.raises(TypeError, match="f returned float, not a Value"):
+        primal_trace(lambda a: 2.0, [1.0])
+    with pytest.raises(ValueError, match="1 tangents for 2 inputs"):
+        tangent_trace(f, [2, 5], [1])
+    with pytest.raises(TypeError, match="tangent_trace: pass the point"):
+        tangent_trace(f)

@@ -46,7 +46,7 @@ def check_renderer() -> Finding:
     if name == "none":
         return Finding("diagrams", False, "no renderer: diagrams show as tables", FIX)
     try:
-        _render.render("digraph { a -> b }")
+        _render.render("digraph { a -> b }", using=name)
     except RenderError as error:
         return Finding("diagrams", False, f"{name} renderer fails: {error}", FIX)
     return Finding("diagrams", True, f"{name}: {_RENDERERS[name]}", FIX)

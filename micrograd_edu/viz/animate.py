@@ -14,6 +14,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from .diagram import check_options
 from .frames import Frames, frames
 from .render import FIX, RenderError
 
@@ -29,6 +30,8 @@ class Animation:
         self.interval = interval
         self._svgs: list[str] | None = None
         self._widget: Any = None
+        self._caption: Any = None  # the widget's caption and picture, once built
+        self._picture: Any = None
 
     def __len__(self) -> int:
         return len(self.frames)
@@ -62,9 +65,8 @@ class Animation:
 
     def show(self, i: int) -> str:
         """Put frame ``i`` in the widget; returns its caption (what the slider calls)."""
-        frame = self.frames[i]
-        caption = f"step {i + 1}/{len(self.frames)} ({frame.phase}): {frame.caption}"
-        if self._widget is not None or hasattr(self, "_picture"):
+        caption = self.frames.heading(i)
+        if self._widget is not None:
             self._caption.value = f"<b>{html.escape(caption)}</b>"
             self._picture.value = self.svgs()[i]
         return caption
@@ -136,4 +138,5 @@ def animate(root: Any, rankdir: str = "LR", max_nodes: int = 60, interval: int =
     >>> anim.show(1)
     'step 2/5 (forward): v₁ = v₀ × v₀ = 9'
     """
+    check_options("animate", rankdir, max_nodes)
     return Animation(frames(root, max_nodes=max_nodes), rankdir=rankdir, interval=interval)

@@ -93,11 +93,11 @@ def table_rows(g: GraphView, kept: list[int]) -> list[tuple[str, ...]]:
     return [
         (
             str(i),
-            g.order[i].label or g.names[i],
+            g.order[i].label or g.names[i] or f"#{i}",
             op_symbol(g.order[i].op) if g.parents[i] else g.kind(i),
             number(g.order[i].data),
             number(g.order[i].grad),
-            ", ".join(g.order[p].label or g.names[p] for p in g.parents[i]),
+            ", ".join(g.order[p].label or g.names[p] or f"#{p}" for p in g.parents[i]),
         )
         for i in kept
     ]
@@ -140,7 +140,7 @@ def draw_graph(
     True
     """
     check_options("draw_graph", rankdir, max_nodes)
-    g = view(root, "draw_graph")
+    g = view(root, "draw_graph", numbered=False)
     kept = kept_nodes(g, max_nodes)
     source = to_dot(g, show_grad=show_grad, rankdir=rankdir, max_nodes=max_nodes)
     return Diagram(source, table_rows(g, kept), summary(g, kept))

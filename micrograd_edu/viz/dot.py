@@ -106,7 +106,7 @@ def to_dot(
         node = g.order[i]
         data = number(node.data) if known is None or i in known else "?"
         fields = [titles[i], f"data {data}"]
-        if show_grad:
+        if show_grad and g.kind(i) != "const":  # constants are never differentiated
             grad = node.grad if grads is None else grads.get(i, _HIDDEN)
             fields.append(f"grad {'?' if grad is _HIDDEN else number(grad)}")
         label = wrap % "|".join(escape_record(f) for f in fields)

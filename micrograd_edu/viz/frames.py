@@ -53,6 +53,10 @@ class Frames(list):
         super().__init__(items)
         self.graph = g
 
+    def heading(self, i: int) -> str:
+        """``step 3/15 (forward): v₂ = v₋₁ × v₀ = 10``."""
+        return f"step {i + 1}/{len(self)} ({self[i].phase}): {self[i].caption}"
+
     def diagram(self, i: int, rankdir: str = "LR") -> Diagram:
         """Frame ``i`` drawn: the graph coloured and captioned as at that step."""
         frame = self[i]
@@ -61,7 +65,7 @@ class Frames(list):
             g,
             rankdir=rankdir,
             max_nodes=len(g.order),
-            caption=f"step {i + 1}/{len(self)} ({frame.phase}): {frame.caption}",
+            caption=self.heading(i),
             titles=[_title(g, j) for j in range(len(g.order))],
             known=set(frame.known),
             grads=frame.grads,

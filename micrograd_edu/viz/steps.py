@@ -110,11 +110,6 @@ def bar(g: GraphView, i: int) -> str:
     return g.names[i][0] + BAR + g.names[i][1:]
 
 
-def dot(g: GraphView, i: int) -> str:
-    """The tangent's name: v̇ᵢ."""
-    return g.names[i][0] + DOT + g.names[i][1:]
-
-
 def forward_steps(g: GraphView) -> list[ForwardStep]:
     """One step per operation, in numbering order."""
     steps = []
@@ -170,9 +165,10 @@ def backward_steps(g: GraphView) -> list[BackwardStep]:
     steps = [BackwardStep(None, root, "", None, seed, seed)]
     recorded = engine_steps(g)
     if recorded is not None:
+        sent: dict[int, int] = {}  # a node sends to its parents in order: step k is parent k
         for r in recorded:
             i, p = g.index[id(r.child)], g.index[id(r.parent)]
-            k = next(k for k, q in enumerate(r.child.parents) if q is r.parent)
+            k = sent[i] = sent.get(i, -1) + 1
             text = _factor(local_partial(g, i, k)[0])
             steps.append(BackwardStep(i, p, text, r.local, r.contribution, r.parent_grad))
         return steps
