@@ -215,11 +215,14 @@ FIT_LINEAR = register(
 # --- 3. train_model: reach a target loss on held-out data ----------------------
 
 _NOISE = 0.1
-TARGETS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], float]] = {
-    # the course's piecewise function jumps at 0: a smooth fit pays for it near the jump
-    "piecewise": (piecewise_truth, 0.05),
-    "wave": (lambda x: np.sin(4.0 * x) + 0.5 * x**2, 0.03),
-    "kink": (lambda x: 2.0 * np.abs(x) - np.cos(6.0 * x), 0.03),
+# name: (function, target MSE on held-out points, half-width of the band around 0 left out)
+TARGETS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], float, float]] = {
+    # The course's piecewise function jumps by 2 at 0. No ReLU network jumps: its error
+    # within a few hundredths of 0 depends on the draw of points there, not on the training,
+    # so the held-out error is measured away from the jump.
+    "piecewise": (piecewise_truth, 0.05, 0.05),
+    "wave": (lambda x: np.sin(4.0 * x) + 0.5 * x**2, 0.03, 0.0),
+    "kink": (lambda x: 2.0 * np.abs(x) - np.cos(6.0 * x), 0.03, 0.0),
 }
 
 
@@ -246,15 +249,16 @@ def _run_train(functions: dict, case: Case) -> dict:
 
 
 def _judge_train(case: Case, seen: dict) -> str | None:
-    *_, y_test = _split(case)
+    *_, x_test, y_test = _split(case)
     got = as_floats(seen.get("prediction"), case["test"])
     if got is None:
         return (
             f"predict(x_test) returned {describe(seen.get('prediction'))}; expected one "
             f"number per row of x_test ({case['test']} rows)"
         )
-    mse = float(np.mean((np.array(got) - y_test[:, 0]) ** 2))
-    target = TARGETS[case["target"]][1]
+    _, target, band = TARGETS[case["target"]]
+    kept = np.abs(x_test[:, 0]) > band
+    mse = float(np.mean((np.array(got)[kept] - y_test[kept, 0]) ** 2))
     if mse <= target:
         return None
     return f"held-out MSE {mse:.3g} on the '{case['target']}' data; the target is {target}"
@@ -267,13 +271,15 @@ TRAIN_MODEL = register(
         3,
         "train_model(x, y, seed) trains a model on x (n, 1), y (n, 1) and returns "
         "predict(x_new) -> predictions; graded by the mean squared error on held-out points "
-        "(noise variance 0.01), within the grader's time limit.",
+        "(noise variance 0.01; for the piecewise data, away from its jump at 0), within the "
+        "grader's time limit.",
         ("train_model",),
         (
             Check(
-                "held-out MSE within target on the piecewise data",
-                "two hidden ReLU layers of width 32-64, Adam with lr about 1e-2 on "
-                "mini-batches of 32 for about 1,500 steps, then a smaller lr to settle",
+                "held-out MSE within target on the piecewise data (away from the jump)",
+                "two hidden ReLU layers of width 128 (narrow ones get stuck now and then), "
+                "Adam with lr about 5e-3 on mini-batches of 32 for about 1,000 steps, then "
+                "a ten times smaller lr for a few hundred more to settle",
                 _train_cases(("piecewise",)),
                 _run_train,
                 _judge_train,
