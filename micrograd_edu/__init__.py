@@ -24,11 +24,44 @@ from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tange
 
 __version__ = "0.1.0"
 
-__all__ = ["RULES", "DomainError", "check", "doctor", "topological_order", "__version__"]
-__all__ += ["central_difference", "gradient", "jacobian", "gradcheck", "step_size_study"]
-__all__ += ["Symbol", "diff", "simplify", "size"]
-__all__ += ["Tensor", "tensor", "Function", "unbroadcast", "ShapeError", "freeze"]
-__all__ += ["no_grad", "enable_grad", "inference_mode", "is_grad_enabled"]
-__all__ += ["nn", "optim", "data"]
-__all__ += ["Value", "Dual", "jvp", "jacobian_forward", "functions"]
-__all__ += ["draw_graph", "animate", "frames", "primal_trace", "tangent_trace", "adjoint_trace"]
+__all__ = [
+    "DomainError",
+    "Dual",
+    "Function",
+    "RULES",
+    "ShapeError",
+    "Symbol",
+    "Tensor",
+    "Value",
+    "__version__",
+    "adjoint_trace",
+    "animate",
+    "central_difference",
+    "check",
+    "data",
+    "diff",
+    "doctor",
+    "draw_graph",
+    "enable_grad",
+    "frames",
+    "freeze",
+    "functions",
+    "gradcheck",
+    "gradient",
+    "inference_mode",
+    "is_grad_enabled",
+    "jacobian",
+    "jacobian_forward",
+    "jvp",
+    "nn",
+    "no_grad",
+    "optim",
+    "primal_trace",
+    "simplify",
+    "size",
+    "step_size_study",
+    "tangent_trace",
+    "tensor",
+    "topological_order",
+    "unbroadcast",
+]

@@ -146,12 +146,13 @@ def elementwise(rule: Rule) -> Op:
     ns = NUMPY
 
     def forward(*xs):
-        if rule.domain is not None:
-            check_domain_arrays(rule, xs)
         try:
+            if rule.domain is not None:
+                check_domain_arrays(rule, xs)
             return value(ns, *xs)
         except ValueError as error:
-            if len(xs) == 2 and "broadcast" in str(error):
+            # numpy's own words for shapes that do not broadcast, said again with the op
+            if type(error) is ValueError and len(xs) == 2 and "broadcast" in str(error):
                 raise _broadcast_error(name, xs) from None
             raise
 

@@ -176,7 +176,13 @@ class Tensor:
 
     def __repr__(self) -> str:
         data = self.data
-        is_whole = data.dtype.kind == "f" and data.size and np.all(np.mod(data, 1) == 0)
+        # Whole numbers print as "1." (as torch does), others with 4 decimals.
+        with np.errstate(invalid="ignore"):  # inf and nan count as whole, without a warning
+            is_whole = (
+                data.dtype.kind == "f"
+                and data.size
+                and np.all((np.mod(data, 1) == 0) | ~np.isfinite(data))
+            )
         body = np.array2string(
             data,
             separator=", ",

@@ -109,8 +109,8 @@ def graded(tmp_path_factory):
         [
             "grade",
             str(FIXTURES),
-            str(ROOT / "solutions"),
-            str(ROOT / "exercises"),
+            str(ROOT / "solutions" / "01_numerical.ipynb"),
+            str(ROOT / "exercises" / "01_numerical.ipynb"),
             "--chapter",
             "01",
             "--csv",

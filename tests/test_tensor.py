@@ -1,5 +1,7 @@
 """Tensor gradients against closed forms and central differences computed here."""
 
+import warnings
+
 import numpy as np
 import pytest
 from central_differences import central_gradient
@@ -112,6 +114,9 @@ def test_repr_and_grad_fn():
     assert x.is_leaf and x.grad_fn is None and not y.is_leaf
     assert y.op == "mul" and y.parents[0] is x
     assert repr(Tensor(0.5)) == "tensor(0.5000)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert repr(Tensor([np.inf, np.nan, 1.0])).replace(" ", "") == "tensor([inf,nan,1.])"
 
 
 def test_retain_grad_and_accumulation():

@@ -31,6 +31,8 @@ def test_broadcast_mismatch_names_both_shapes():
         leaf(np.ones((2, 3))) + Tensor(np.ones(4))
     with pytest.raises(ShapeError, match=r"mul: shapes \(3,\) and \(2,\)"):
         Tensor(np.ones(3)) * np.ones(2)
+    with pytest.raises(ShapeError, match=r"pow: shapes \(2, 3\) and \(2,\)"):
+        leaf(np.ones((2, 3))) ** Tensor([2.0, 3.0])  # the domain check broadcasts first
 
 
 def test_backward_from_non_scalar_needs_a_gradient():

@@ -54,6 +54,57 @@ def test_broadcast_gradients_match_central_differences(shapes, name, seed):
     )
 
 
+@st.composite
+def reduction_case(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    axes = draw(st.sets(st.integers(0, len(shape) - 1)))
+    axis = None if not axes else (sorted(axes)[0] - len(shape) if len(axes) == 1 else tuple(axes))
+    return shape, axis, draw(st.booleans()), draw(st.sampled_from(["sum", "mean", "max"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(reduction_case(), st.integers(0, 2**31))
+def test_reductions_match_central_differences(case, seed):
+    shape, axis, keepdims, name = case
+    rng = np.random.default_rng(seed)
+    x0 = rng.normal(size=shape)  # distinct entries: max has no ties
+    out_shape = getattr(np, name)(x0, axis=axis, keepdims=keepdims).shape
+    w = rng.normal(size=out_shape)
+    x = Tensor(x0, requires_grad=True)
+    (getattr(x, name)(axis=axis, keepdims=keepdims) * Tensor(w)).sum().backward()
+
+    def f(v):
+        return (getattr(np, name)(v, axis=axis, keepdims=keepdims) * w).sum()
+
+    np.testing.assert_allclose(x.grad, central_gradient(f, x0), rtol=1e-5, atol=1e-7)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=0, max_size=2),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**31),
+)
+def test_matmul_shapes_match_central_differences(batch, n, k, m, vec_left, vec_right, seed):
+    rng = np.random.default_rng(seed)
+    sa = (k,) if vec_left else (*batch, n, k)
+    sb = (k,) if vec_right else (k, m)
+    a0, b0 = rng.normal(size=sa), rng.normal(size=sb)
+    w = rng.normal(size=np.shape(a0 @ b0))
+    a, b = Tensor(a0, requires_grad=True), Tensor(b0, requires_grad=True)
+    ((a @ b) * Tensor(w)).sum().backward()
+    np.testing.assert_allclose(
+        a.grad, central_gradient(lambda v: ((v @ b0) * w).sum(), a0), 1e-5, 1e-8
+    )
+    np.testing.assert_allclose(
+        b.grad, central_gradient(lambda v: ((a0 @ v) * w).sum(), b0), 1e-5, 1e-8
+    )
+
+
 def test_graph_protocol_for_diagrams():
     x = Tensor([1.0, 2.0], requires_grad=True, label="x")
     y = (x * 2).sum()

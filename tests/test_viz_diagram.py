@@ -222,3 +222,14 @@ def test_a_broken_wasm_falls_back_to_dot(monkeypatch, tmp_path):
     monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "wasm")  # forced: no fallback, a clear error
     bundle = draw_graph(y)._repr_mimebundle_()
     assert "wasm renderer failed: wasm trap" in bundle["text/html"]
+
+
+def test_a_hand_made_parent_missing_attributes_is_named():
+    class Half:
+        parents = ()
+        op = ""
+
+    a = S(1.0, "a")
+    a.parents, a.op = (Half(),), "neg"
+    with pytest.raises(TypeError, match="draw_graph: .*Half.*no data, grad, label"):
+        draw_graph(a)

@@ -7,7 +7,16 @@
 """
 
 # Importing a chapter's module registers its exercises.
-from . import chapter01, chapter01_gradient, chapter08, chapter09  # noqa: F401
+from . import (  # noqa: F401
+    chapter01,
+    chapter01_gradient,
+    chapter04,
+    chapter05,
+    chapter06,
+    chapter07,
+    chapter08,
+    chapter09,
+)
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register
 

@@ -39,7 +39,6 @@ class Diagram:
         """Write the diagram to ``path``: ``.svg``, ``.png`` or ``.dot``/``.gv``.
 
         >>> import tempfile, os
-        >>> from micrograd_edu.viz.view import view
         >>> class V:
         ...     parents, op, data, grad, label = (), "", 2.0, 0.0, "x"
         >>> d = draw_graph(V())

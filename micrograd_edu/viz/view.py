@@ -75,13 +75,15 @@ def view(
     if not roots:
         raise ValueError(f"{caller}: the graph is empty; pass a Value or Tensor to draw")
     for r in roots:
-        check_node(r, caller)
+        check_node(r, caller)  # before walking: a clear message for a non-node root
     try:
         order = topological_order(roots)
     except GraphCycleError as error:
         raise GraphCycleError(f"{caller}: {error}") from None
     except TypeError as error:  # a parent that is not a node
         raise TypeError(f"{caller}: {error}") from None
+    for node in order:  # a node built by hand may lack data, grad, ...
+        check_node(node, caller)
     index = {id(n): i for i, n in enumerate(order)}
     parents = [tuple(index[id(p)] for p in n.parents) for n in order]
     g = GraphView(roots, order, index, parents, [""] * len(order), [])

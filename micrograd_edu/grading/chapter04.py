@@ -1,0 +1,514 @@
+"""Chapter 04's exercises: reverse mode, built by hand.
+
+A graph travels to the student's process as plain data: a list of nodes, each
+``{"op": name, "parents": [indices], "data": x}`` (``data`` for leaves only),
+the last node being the output. The grader builds its own nodes from it and
+reads back what the student's code did to them; the judge checks the result
+against independent oracles: the definition of a topological order, closed-form
+derivatives and central differences of the same expression evaluated on floats.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from ..graph import topological_order as reference_order
+from ..rules import MATH, RULES
+from .plain import as_float, as_floats, close, describe
+from .registry import Case, Check, Exercise, register
+
+Graph = list[dict[str, Any]]
+_UNARY = ("sin", "tanh", "cos")
+
+
+# --- graphs as plain data ----------------------------------------------------
+
+
+def _leaf(rng: random.Random) -> dict[str, Any]:
+    return {"op": "", "parents": [], "data": round(rng.uniform(-1.5, 1.5), 3)}
+
+
+def _diamonds(rng: random.Random, levels: int) -> Graph:
+    """x, then per level two branches of the previous top joined again (2**levels
+    paths), squashed by tanh so that the values stay of order one."""
+    g: Graph = [_leaf(rng)]
+    for _ in range(levels):
+        top = len(g) - 1
+        g.append({"op": rng.choice(_UNARY), "parents": [top]})
+        g.append({"op": rng.choice(("mul", "add")), "parents": [top, top]})  # x * x
+        g.append({"op": "mul", "parents": [top + 1, top + 2]})
+        g.append({"op": "tanh", "parents": [top + 3]})
+    return g
+
+
+def _random_dag(rng: random.Random, leaves: int, ops: int) -> Graph:
+    """Leaves, then operations whose parents are any earlier nodes (so many are
+    shared); drawn again until every value stays below 100 (no overflow, and
+    central differences stay accurate)."""
+    while True:
+        g: Graph = [_leaf(rng) for _ in range(leaves)]
+        for _ in range(ops):
+            if rng.random() < 0.35:
+                g.append({"op": rng.choice(_UNARY), "parents": [rng.randrange(len(g))]})
+            else:
+                pair = [rng.randrange(len(g)), len(g) - 1]
+                rng.shuffle(pair)
+                g.append({"op": rng.choice(("add", "mul", "sub")), "parents": pair})
+        if max(abs(v) for v in _evaluate(g)) < 100:
+            return g
+
+
+def _chain(rng: random.Random, length: int) -> Graph:
+    """x, c, then x + c + c + ... : a chain ``length`` deep that uses c at every step."""
+    g: Graph = [_leaf(rng), _leaf(rng)]
+    for k in range(length):
+        g.append({"op": "add", "parents": [k + 1 if k else 0, 1]})
+    return g
+
+
+def _ancestors(g: Graph) -> set[int]:
+    seen, stack = {len(g) - 1}, [len(g) - 1]
+    while stack:
+        for p in g[stack.pop()]["parents"]:
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return seen
+
+
+def _evaluate(g: Graph, leaves: dict[int, float] | None = None) -> list[float]:
+    """Every node's value, on floats (the judge's own evaluation)."""
+    values: list[float] = []
+    for i, node in enumerate(g):
+        if not node["parents"]:
+            values.append(leaves.get(i, node["data"]) if leaves else node["data"])
+        else:
+            args = [values[p] for p in node["parents"]]
+            values.append(RULES[node["op"]].value(MATH, *args))
+    return values
+
+
+def _leaf_indices(g: Graph) -> list[int]:
+    return [i for i, node in enumerate(g) if not node["parents"]]
+
+
+def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
+    grad = []
+    for i in _leaf_indices(g):
+        x = g[i]["data"]
+        up, down = _evaluate(g, {i: x + h})[-1], _evaluate(g, {i: x - h})[-1]
+        grad.append((up - down) / (2 * h))
+    return grad
+
+
+# --- the grader's own nodes ----------------------------------------------------
+
+
+class _Node:
+    """A plain node for topological_order: the graph protocol and nothing more.
+
+    No ``__slots__``: a student may mark a node as visited with an attribute of its own.
+    """
+
+    def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
+        self.parents, self.op, self.data, self.grad, self.label = parents, op, data, 0.0, ""
+
+
+class _ClosureNode(_Node):
+    """A micrograd-style node: its ``_backward`` adds local derivative x grad to its parents."""
+
+    def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
+        super().__init__(op, parents, data)
+        self._backward: Callable[[], None] = _nothing
+        if parents:
+            rule, args = RULES[op], [p.data for p in parents]
+            local = [partial(MATH, data, *args) for partial in rule.partials]
+
+            def _backward() -> None:
+                for parent, d in zip(parents, local, strict=True):
+                    parent.grad += d * self.grad
+
+            self._backward = _backward
+
+
+def _nothing() -> None:
+    return None
+
+
+def _build(g: Graph, make: type[_Node]) -> list[_Node]:
+    values = _evaluate(g)
+    nodes: list[_Node] = []
+    for node, value in zip(g, values, strict=True):
+        nodes.append(make(node["op"], tuple(nodes[p] for p in node["parents"]), value))
+    return nodes
+
+
+# The package's answer to 04.topological_order; the batch grader withholds it
+# from submissions. The grader's own backward keeps it through a partial, which
+# withholding (it replaces module attributes) does not reach.
+WITHHELD = ("micrograd_edu.graph.topological_order",)
+_order = functools.partial(reference_order)
+
+
+def reference_backward(root: Any) -> None:
+    """The grader's backward for closure nodes: seed 1, then reverse topological order."""
+    root.grad = 1.0
+    for node in reversed(_order(root)):
+        node._backward()
+
+
+# --- 04.topological_order --------------------------------------------------------
+
+
+def _run_order(functions: dict, case: Case) -> dict:
+    nodes = _build(case["graph"], _Node)
+    where = {id(node): i for i, node in enumerate(nodes)}
+    order = functions["topological_order"](nodes[-1])
+    if not isinstance(order, (list, tuple)):
+        return {"order": order}
+    return {"order": [where.get(id(item), -1) for item in order]}
+
+
+def _judge_order(case: Case, seen: dict) -> str | None:
+    g, order = case["graph"], seen.get("order")
+    if not isinstance(order, list) or not all(type(i) is int for i in order):
+        return f"returned {describe(order)}; expected a list of the graph's nodes"
+    if -1 in order:
+        return "the list holds something that is not a node of the graph"
+    if len(set(order)) != len(order):
+        return "a node appears more than once in the order"
+    wanted = _ancestors(g)
+    if set(order) != wanted:
+        return f"the order has {len(order)} nodes; the output depends on {len(wanted)}"
+    position = {node: k for k, node in enumerate(order)}
+    for i in order:
+        if any(position[p] > position[i] for p in g[i]["parents"]):
+            return "a node comes before one of its parents"
+    return None
+
+
+def _graph_cases(make: Callable[[random.Random], Graph], count: int) -> Callable:
+    """``count`` cases, each a graph drawn by ``make`` (for topological_order and backward)."""
+    return lambda rng: [{"graph": make(rng)} for _ in range(count)]
+
+
+TOPOLOGICAL_ORDER = register(
+    Exercise(
+        "04.topological_order",
+        "Topological order",
+        2,
+        "topological_order(root) returns every node root depends on (root included), "
+        "each once and after all of its parents, without recursion.",
+        ("topological_order",),
+        (
+            Check(
+                "diamonds: shared nodes appear once",
+                "a node reached along two paths (or used twice, as in x * x) must be "
+                "listed once: keep a set of visited nodes",
+                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 8)), 3),
+                _run_order,
+                _judge_order,
+            ),
+            Check(
+                "every node after its parents",
+                "append a node only once all of its parents are placed (post-order), "
+                "and follow .parents, not only the first parent",
+                _graph_cases(lambda rng: _random_dag(rng, rng.randint(1, 4), 25), 4),
+                _run_order,
+                _judge_order,
+            ),
+            Check(
+                "a chain of 5000 nodes",
+                "a recursive depth-first search raises RecursionError past about 1000 "
+                "levels: keep your own stack (a list) of nodes still to finish",
+                _graph_cases(lambda rng: _chain(rng, 5000), 1),
+                _run_order,
+                _judge_order,
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
+
+
+# --- 04.mul and 04.tanh: MyValue's operations ------------------------------------
+
+# An expression as plain data: a list of steps ["mul", i, j] | ["add", i, j] |
+# ["tanh", i] | ["rmul", i, c] (c * node i) | ["mulc", i, c] (node i * c), with
+# indices into the list built so far (the leaves come first). The same steps run
+# on the student's MyValues and, for the judge, on floats.
+
+
+def _apply(step: list[Any], made: list[Any], tanh: Callable[[Any], Any]) -> Any:
+    op, i = step[0], step[1]
+    if op == "mul":
+        return made[i] * made[step[2]]
+    if op == "rmul":
+        return step[2] * made[i]
+    if op == "mulc":
+        return made[i] * step[2]
+    if op == "add":
+        return made[i] + made[step[2]]
+    return tanh(made[i])
+
+
+def _run_expression(functions: dict, case: Case) -> dict:
+    make = functions["MyValue"]
+    made = [make(x) for x in case["leaves"]]
+    for step in case["steps"]:
+        made.append(_apply(step, made, lambda v: v.tanh()))
+    out = made[-1]
+    value = out.data
+    reference_backward(out)
+    return {"value": value, "grads": [leaf.grad for leaf in made[: len(case["leaves"])]]}
+
+
+def _float_expression(case: Case, leaves: list[float]) -> float:
+    made = list(leaves)
+    for step in case["steps"]:
+        made.append(_apply(step, made, math.tanh))
+    return made[-1]
+
+
+def _judge_expression(case: Case, seen: dict) -> str | None:
+    leaves = case["leaves"]
+    value = as_float(seen.get("value"))
+    if value is None:
+        return f"out.data is {describe(seen.get('value'))}; expected a number"
+    if not close(value, _float_expression(case, leaves), 1e-9, 1e-12):
+        return f"wrong value: out.data is off for the expression {case['text']}"
+    grads = as_floats(seen.get("grads"), len(leaves))
+    if grads is None:
+        return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
+    for k, got in enumerate(grads):
+        exact = case["exact"][k] if "exact" in case else None
+        if exact is None:  # a central difference of the float expression
+            h = 1e-6
+            up = _float_expression(case, [x + h * (i == k) for i, x in enumerate(leaves)])
+            down = _float_expression(case, [x - h * (i == k) for i, x in enumerate(leaves)])
+            exact = (up - down) / (2 * h)
+        if not close(got, exact, 1e-5, 1e-7):
+            return f"wrong gradient of {case['text']} with respect to input {k}"
+    return None
+
+
+def _cases(make: Callable[[random.Random], Case], count: int = 4) -> Callable:
+    return lambda rng: [make(rng) for _ in range(count)]
+
+
+def _number(rng: random.Random, low: float = 0.3, high: float = 2.0) -> float:
+    return round(rng.choice((-1, 1)) * rng.uniform(low, high), 4)
+
+
+def _product(rng: random.Random) -> Case:
+    a, b = _number(rng), _number(rng)
+    return {"leaves": [a, b], "steps": [["mul", 0, 1]], "text": "a * b", "exact": [b, a]}
+
+
+def _square(rng: random.Random) -> Case:
+    a = _number(rng)
+    return {"leaves": [a], "steps": [["mul", 0, 0]], "text": "a * a", "exact": [2 * a]}
+
+
+def _with_number(rng: random.Random) -> Case:
+    a, c = _number(rng), _number(rng)
+    op = rng.choice(("rmul", "mulc"))
+    text = f"{c} * a" if op == "rmul" else f"a * {c}"
+    return {"leaves": [a], "steps": [[op, 0, c]], "text": text, "exact": [c]}
+
+
+def _nested_product(rng: random.Random) -> Case:
+    a, b, c = _number(rng), _number(rng), _number(rng)
+    steps = [["mul", 0, 1], ["mul", 3, 2]]
+    return {
+        "leaves": [a, b, c],
+        "steps": steps,
+        "text": "(a * b) * c",
+        "exact": [b * c, a * c, a * b],
+    }
+
+
+MUL = register(
+    Exercise(
+        "04.mul",
+        "MyValue.__mul__",
+        2,
+        "MyValue.__mul__(self, other) returns a new MyValue for self * other whose "
+        "_backward adds other.data * out.grad to self.grad and self.data * out.grad "
+        "to other.grad; a plain number is wrapped in a MyValue.",
+        ("MyValue",),
+        (
+            Check(
+                "a * b: value and both gradients",
+                "d(ab)/da = b and d(ab)/db = a: each input gets the OTHER input's data "
+                "times out.grad; and out must list (self, other) as its parents",
+                _cases(_product),
+                _run_expression,
+                _judge_expression,
+            ),
+            Check(
+                "(a * b) * c: gradients scale by out.grad",
+                "the chain rule multiplies the local derivative by out.grad (the "
+                "gradient arriving from above), not by 1",
+                _cases(_nested_product),
+                _run_expression,
+                _judge_expression,
+            ),
+            Check(
+                "a * a: a node used twice",
+                "when self and other are the same node both contributions must add up "
+                "(2a): accumulate with +=, never assign grad with =",
+                _cases(_square),
+                _run_expression,
+                _judge_expression,
+            ),
+            Check(
+                "a * 2.5 and 2.5 * a: plain numbers",
+                "wrap a plain number in MyValue before using .data, and keep "
+                "__rmul__ = __mul__ so that 2.5 * a works",
+                _cases(_with_number),
+                _run_expression,
+                _judge_expression,
+            ),
+        ),
+    )
+)
+
+
+def _tanh_at(low: float, high: float) -> Callable[[random.Random], Case]:
+    def make(rng: random.Random) -> Case:
+        a = _number(rng, low, high)
+        t = math.tanh(a)
+        return {"leaves": [a], "steps": [["tanh", 0]], "text": "a.tanh()", "exact": [1 - t * t]}
+
+    return make
+
+
+def _tanh_twice(rng: random.Random) -> Case:
+    a = _number(rng)
+    steps = [["tanh", 0], ["tanh", 0], ["add", 1, 2]]
+    return {"leaves": [a], "steps": steps, "text": "a.tanh() + a.tanh()"}
+
+
+def _tanh_inside(rng: random.Random) -> Case:
+    a, b = _number(rng), _number(rng)
+    steps = [["add", 0, 1], ["tanh", 2], ["add", 3, 3], ["add", 4, 3], ["tanh", 5]]
+    return {"leaves": [a, b], "steps": steps, "text": "tanh(3 tanh(a + b))"}
+
+
+TANH = register(
+    Exercise(
+        "04.tanh",
+        "MyValue.tanh",
+        2,
+        "MyValue.tanh(self) returns a new MyValue for tanh(self.data) whose _backward "
+        "adds (1 - tanh²) * out.grad to self.grad.",
+        ("MyValue",),
+        (
+            Check(
+                "tanh(a): value and derivative",
+                "d tanh(x)/dx = 1 - tanh(x)²: use out.data (the tanh), not self.data, "
+                "and square it",
+                _cases(_tanh_at(0.05, 3.0)),
+                _run_expression,
+                _judge_expression,
+            ),
+            Check(
+                "tanh(3 tanh(a + b)): the chain rule",
+                "multiply the local derivative by out.grad, the gradient arriving from above",
+                _cases(_tanh_inside, 3),
+                _run_expression,
+                _judge_expression,
+            ),
+            Check(
+                "a.tanh() + a.tanh(): a node used twice",
+                "two tanh nodes both send a gradient to a: accumulate with +=",
+                _cases(_tanh_twice, 3),
+                _run_expression,
+                _judge_expression,
+            ),
+            Check(
+                "tanh of a large number (|a| > 720)",
+                "(e^{2x} - 1) / (e^{2x} + 1) overflows once e^{2x} exceeds the largest "
+                "float: use math.tanh",
+                _cases(_tanh_at(720.0, 900.0), 3),
+                _run_expression,
+                _judge_expression,
+            ),
+        ),
+    )
+)
+
+
+# --- 04.backward ---------------------------------------------------------------
+
+
+def _run_backward(functions: dict, case: Case) -> dict:
+    nodes = _build(case["graph"], _ClosureNode)
+    functions["backward"](nodes[-1])
+    leaves = [nodes[i] for i in _leaf_indices(case["graph"])]
+    return {"root_grad": nodes[-1].grad, "grads": [leaf.grad for leaf in leaves]}
+
+
+def _judge_backward(case: Case, seen: dict) -> str | None:
+    g = case["graph"]
+    root = as_float(seen.get("root_grad"))
+    if root != 1.0:
+        shown = describe(seen.get("root_grad")) if root is None else f"{root:g}"
+        return f"after backward the output's grad is {shown}; it must be 1 (d out / d out)"
+    want = _numerical_gradient(g)
+    grads = as_floats(seen.get("grads"), len(want))
+    if grads is None:
+        return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
+    if all(close(got, w, 1e-5, 1e-6) for got, w in zip(grads, want, strict=True)):
+        return None
+    return f"the inputs' gradients differ from central differences ({len(g)}-node graph)"
+
+
+BACKWARD = register(
+    Exercise(
+        "04.backward",
+        "backward",
+        2,
+        "backward(root) sets root.grad = 1 and calls every node's _backward, output "
+        "first, in the reverse of topological_order(root).",
+        ("backward",),
+        (
+            Check(
+                "a single operation: the output's grad is seeded with 1",
+                "start with root.grad = 1.0: d out / d out = 1, and every other gradient "
+                "is a multiple of it",
+                _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
+                _run_backward,
+                _judge_backward,
+            ),
+            Check(
+                "diamonds: each node passes its gradient on once it is complete",
+                "walk reversed(topological_order(root)): the output first, so a node "
+                "receives everything from its children before its _backward runs",
+                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
+                _run_backward,
+                _judge_backward,
+            ),
+            Check(
+                "random graphs with shared nodes",
+                "call each node's _backward exactly once, in reverse topological order",
+                _graph_cases(lambda rng: _random_dag(rng, rng.randint(2, 4), 20), 4),
+                _run_backward,
+                _judge_backward,
+            ),
+            Check(
+                "a chain of 3000 nodes",
+                "loop over the order; a recursive backward raises RecursionError on long chains",
+                _graph_cases(lambda rng: _chain(rng, 3000), 1),
+                _run_backward,
+                _judge_backward,
+            ),
+        ),
+        requires={"topological_order": _order},
+    )
+)

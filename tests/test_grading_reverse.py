@@ -1,0 +1,409 @@
+"""Chapters 04 and 05's checks: correct answers pass on any seed, each mistake
+fails the check aimed at it (with a hint), and exercises stay independent."""
+
+import csv
+import math
+
+import pytest
+
+import micrograd_edu as mg
+from micrograd_edu.grading import chapter, exercise
+from micrograd_edu.grading.registry import draw_cases, judge, observe
+
+
+def post_order(root, first_visit):
+    """Iterative depth-first post-order; ``first_visit(node)`` says whether to enter node."""
+    order, stack = [], [(root, iter(root.parents))]
+    first_visit(root)
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if first_visit(parent):
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def topological_order(root):
+    seen = set()
+
+    def first_visit(node):
+        new = id(node) not in seen
+        seen.add(id(node))
+        return new
+
+    return post_order(root, first_visit)
+
+
+def marking_order(root):
+    # correct, marking visited nodes with an attribute instead of a set
+    def first_visit(node):
+        new = not getattr(node, "seen", False)
+        node.seen = True
+        return new
+
+    return post_order(root, first_visit)
+
+
+def recursive_order(root):
+    order, seen = [], set()
+
+    def visit(node):
+        if id(node) not in seen:
+            seen.add(id(node))
+            for parent in node.parents:
+                visit(parent)
+            order.append(node)
+
+    visit(root)
+    return order
+
+
+def no_visited_set(root):
+    return post_order(root, lambda node: True)
+
+
+def pre_order(root):
+    order, seen, stack = [], {id(root)}, [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+    return order
+
+
+def make_value_class(mul_rule="right", tanh_rule="right"):
+    """MyValue as the exercise notebook gives it, with __mul__ and tanh right or wrong."""
+
+    class MyValue:
+        def __init__(self, data, parents=(), op=""):
+            self.data, self.grad, self.parents, self.op, self.label = (
+                float(data),
+                0.0,
+                parents,
+                op,
+                "",
+            )
+            self._backward = lambda: None
+
+        def __add__(self, other):
+            other = other if isinstance(other, MyValue) else MyValue(other)
+            out = MyValue(self.data + other.data, (self, other), "add")
+
+            def _backward():
+                self.grad += out.grad
+                other.grad += out.grad
+
+            out._backward = _backward
+            return out
+
+        __radd__ = __add__
+
+        def __mul__(self, other):
+            if mul_rule == "todo":
+                raise NotImplementedError()
+            if not (mul_rule == "no_wrap" and not isinstance(other, MyValue)):
+                other = other if isinstance(other, MyValue) else MyValue(other)
+            out = MyValue(self.data * other.data, (self, other), "mul")
+
+            def _backward():
+                if mul_rule == "assign":
+                    self.grad = other.data * out.grad
+                    other.grad = self.data * out.grad
+                elif mul_rule == "no_chain":
+                    self.grad += other.data
+                    other.grad += self.data
+                elif mul_rule == "own_data":
+                    self.grad += self.data * out.grad
+                    other.grad += other.data * out.grad
+                else:
+                    self.grad += other.data * out.grad
+                    other.grad += self.data * out.grad
+
+            out._backward = _backward
+            return out
+
+        __rmul__ = __mul__
+
+        def tanh(self):
+            if tanh_rule == "todo":
+                raise NotImplementedError()
+            x = self.data
+            t = (
+                (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)
+                if tanh_rule == "exp"
+                else math.tanh(x)
+            )
+            out = MyValue(t, (self,), "tanh")
+
+            def _backward():
+                if tanh_rule == "assign":
+                    self.grad = (1 - t * t) * out.grad
+                elif tanh_rule == "self_data":
+                    self.grad += (1 - x * x) * out.grad
+                elif tanh_rule == "no_chain":
+                    self.grad += 1 - t * t
+                else:
+                    self.grad += (1 - t * t) * out.grad
+
+            out._backward = _backward
+            return out
+
+    return MyValue
+
+
+def backward(root):
+    root.grad = 1.0
+    for node in reversed(topological_order(root)):
+        node._backward()
+
+
+def jacobian_cost(n, m, ops):
+    return n * ops, (1 + m) * ops
+
+
+def choose_mode(n, m):
+    forward, reverse = jacobian_cost(n, m, 1)
+    return "forward" if forward < reverse else "reverse"
+
+
+def vjp(f, xs, v):
+    inputs = [mg.Value(x) for x in xs]
+    outputs = f(*inputs)
+    total = sum((vi * y for vi, y in zip(v, outputs, strict=True)), mg.Value(0.0))
+    total.backward()
+    return [x.grad for x in inputs]
+
+
+CORRECT = {
+    "topological_order": topological_order,
+    "MyValue": make_value_class(),
+    "backward": backward,
+    "jacobian_cost": jacobian_cost,
+    "choose_mode": choose_mode,
+    "vjp": vjp,
+}
+
+
+def grade(exercise_id, functions, seed="test"):
+    ex = exercise(exercise_id)
+    cases = draw_cases(ex, seed)
+    return judge(ex, cases, observe(ex, {**CORRECT, **functions}, cases))
+
+
+def failed(result):
+    return {c.name for c in result.checks if not c.passed}
+
+
+@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
+def test_reference_answers_pass_every_check_on_any_seed(seed):
+    for ex in chapter("04") + chapter("05"):
+        result = grade(ex.id, {}, seed)
+        assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
+
+
+@pytest.mark.parametrize(
+    "wrong, failing",
+    [
+        (recursive_order, {"a chain of 5000 nodes"}),
+        (no_visited_set, {"diamonds: shared nodes appear once"}),
+        (pre_order, {"every node after its parents"}),
+        (lambda root: list(reversed(topological_order(root))), None),
+        (lambda root: [root], None),
+    ],
+)
+def test_topological_order_mistakes(wrong, failing):
+    result = grade("04.topological_order", {"topological_order": wrong})
+    assert not result.passed
+    if failing is not None:
+        assert failing <= failed(result)
+    assert all(c.hint for c in result.checks if not c.passed)
+
+
+def test_marking_nodes_with_an_attribute_is_fine():
+    assert grade("04.topological_order", {"topological_order": marking_order}).passed
+
+
+def test_recursion_error_is_named_in_the_reason():
+    result = grade("04.topological_order", {"topological_order": recursive_order})
+    chain = next(c for c in result.checks if c.name == "a chain of 5000 nodes")
+    assert "RecursionError" in chain.reason and "stack" in chain.hint
+
+
+@pytest.mark.parametrize(
+    "exercise_id, rule, failing",
+    [
+        ("04.mul", {"mul_rule": "assign"}, {"a * a: a node used twice"}),
+        ("04.mul", {"mul_rule": "no_chain"}, {"(a * b) * c: gradients scale by out.grad"}),
+        ("04.mul", {"mul_rule": "own_data"}, None),
+        ("04.mul", {"mul_rule": "no_wrap"}, {"a * 2.5 and 2.5 * a: plain numbers"}),
+        ("04.tanh", {"tanh_rule": "assign"}, {"a.tanh() + a.tanh(): a node used twice"}),
+        ("04.tanh", {"tanh_rule": "no_chain"}, {"tanh(3 tanh(a + b)): the chain rule"}),
+        ("04.tanh", {"tanh_rule": "self_data"}, None),
+        ("04.tanh", {"tanh_rule": "exp"}, {"tanh of a large number (|a| > 720)"}),
+    ],
+)
+def test_value_rule_mistakes(exercise_id, rule, failing):
+    result = grade(exercise_id, {"MyValue": make_value_class(**rule)})
+    assert not result.passed and all(c.hint for c in result.checks if not c.passed)
+    if failing is not None:
+        assert failed(result) == failing
+
+
+def test_mul_and_tanh_are_graded_independently():
+    only_tanh = make_value_class(mul_rule="todo")
+    assert grade("04.tanh", {"MyValue": only_tanh}).passed
+    assert grade("04.mul", {"MyValue": only_tanh}).status == "not attempted"
+    assert grade("04.mul", {"MyValue": make_value_class(tanh_rule="todo")}).passed
+
+
+def forward_order_backward(root):
+    root.grad = 1.0
+    for node in topological_order(root):
+        node._backward()
+
+
+def unseeded_backward(root):
+    for node in reversed(topological_order(root)):
+        node._backward()
+
+
+def recursive_backward(root):
+    root.grad = 1.0
+
+    def visit(node):
+        node._backward()
+        for parent in node.parents:
+            visit(parent)
+
+    visit(root)
+
+
+@pytest.mark.parametrize("wrong", [forward_order_backward, unseeded_backward, recursive_backward])
+def test_backward_mistakes(wrong):
+    result = grade("04.backward", {"backward": wrong})
+    assert not result.passed and all(c.hint for c in result.checks if not c.passed)
+
+
+def test_backward_fails_its_chain_check_when_recursive():
+    assert "a chain of 3000 nodes" in failed(grade("04.backward", {"backward": recursive_backward}))
+
+
+def test_backward_uses_the_supplied_topological_order():
+    # a student whose topological_order is wrong still earns backward's points
+    result = grade("04.backward", {"topological_order": pre_order})
+    assert result.passed
+
+
+@pytest.mark.parametrize(
+    "wrong, failing",
+    [
+        (lambda n, m, ops: (m * ops, n * ops), None),
+        (
+            lambda n, m, ops: (n * ops, m * ops),
+            {"reverse mode: one recording pass, then one sweep per output"},
+        ),
+    ],
+)
+def test_jacobian_cost_mistakes(wrong, failing):
+    result = grade("05.jacobian_cost", {"jacobian_cost": wrong})
+    assert not result.passed
+    if failing is not None:
+        assert failed(result) == failing
+
+
+@pytest.mark.parametrize(
+    "wrong, failing",
+    [
+        (lambda n, m: "reverse", {"a curve: one input, many outputs", "wide and tall Jacobians"}),
+        (lambda n, m: "forward" if n > m else "reverse", None),
+        (lambda n, m: "Reverse mode", None),
+    ],
+)
+def test_choose_mode_mistakes(wrong, failing):
+    result = grade("05.choose_mode", {"choose_mode": wrong})
+    assert not result.passed
+    if failing is not None:
+        assert failed(result) == failing
+
+
+def vjp_ignoring_v(f, xs, v):
+    inputs = [mg.Value(x) for x in xs]
+    for y in f(*inputs):
+        if isinstance(y, mg.Value):
+            y.backward()
+    return [x.grad for x in inputs]
+
+
+def vjp_by_columns(f, xs, v):
+    out = []
+    for j in range(len(xs)):
+        _, column = mg.jvp(f, xs, [float(k == j) for k in range(len(xs))])
+        out.append(sum(vi * c for vi, c in zip(v, column, strict=True)))
+    return out
+
+
+def test_vjp_mistakes():
+    assert "vᵀJ matches a numerical Jacobian" in failed(grade("05.vjp", {"vjp": vjp_ignoring_v}))
+    by_columns = grade("05.vjp", {"vjp": vjp_by_columns})
+    assert failed(by_columns) == {"one evaluation of f"}
+
+
+@pytest.mark.parametrize("name", ["04_reverse", "05_forward_vs_reverse"])
+def test_solution_grades_full_and_exercise_zero_without_errors(tmp_path, name):
+    pytest.importorskip("resource")  # the batch grader is POSIX only
+    from pathlib import Path
+
+    from micrograd_edu.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "gradebook.csv"
+    notebooks = [str(root / folder / f"{name}.ipynb") for folder in ("solutions", "exercises")]
+    assert main(["grade", *notebooks, "--chapter", name[:2], "--csv", str(out)]) == 0
+    with open(out, newline="") as f:
+        solution, student = list(csv.DictReader(f))
+    assert float(solution["score"]) == float(solution["max_score"]) > 0
+    assert float(student["score"]) == 0
+    assert solution["reason"] == student["reason"] == ""
+
+
+def test_the_packages_topological_order_is_withheld_from_submissions(tmp_path):
+    pytest.importorskip("resource")
+    from pathlib import Path
+
+    from micrograd_edu.cli import main
+    from micrograd_edu.grading.notebook import dumps, read_notebook
+
+    root = Path(__file__).resolve().parents[1]
+    nb = read_notebook(root / "solutions" / "04_reverse.ipynb")
+    cell = next(c for c in nb["cells"] if c.get("id") == "order-code")
+    cell["source"] = "from micrograd_edu import topological_order\n"
+    (tmp_path / "imports_the_answer.ipynb").write_text(dumps(nb), encoding="utf-8")
+    out = tmp_path / "gradebook.csv"
+    assert main(["grade", str(tmp_path / "imports_the_answer.ipynb"), "--csv", str(out)]) == 0
+    with open(out, newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    assert float(row["04.topological_order"]) == 0
+    assert all(float(row[f"04.{name}"]) == 2 for name in ("mul", "tanh", "backward"))
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "solutions", "exercises"])
+@pytest.mark.parametrize("name", ["04_reverse", "05_forward_vs_reverse"])
+def test_chapter_notebooks_are_committed_clean(folder, name):
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / folder / f"{name}.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    ids = [cell.get("id") for cell in nb["cells"]]
+    assert all(ids) and len(set(ids)) == len(ids)
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None

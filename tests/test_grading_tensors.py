@@ -1,0 +1,230 @@
+"""Chapters 06 and 07's checks: right answers pass on any seed, each mistake fails its check,
+and the solution notebooks grade full while the released exercises grade zero."""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_grading_checks import failed_checks, grade  # chapter 01's helpers, shared
+
+from micrograd_edu.cli import main
+from micrograd_edu.grading import chapter
+from micrograd_edu.grading.arrays import as_array, numerical_gradients
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def unbroadcast(grad, shape):
+    # written out here rather than taken from the engine (mg.unbroadcast)
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=axes, keepdims=True)
+
+
+def matmul_backward(a, b, dc):
+    # a vector is a one-row (left) or one-column (right) matrix
+    a2, b2 = a.reshape(-1, a.shape[-1]), b.reshape(b.shape[0], -1)
+    dc2 = np.reshape(dc, (a2.shape[0], b2.shape[1]))
+    return (dc2 @ b2.T).reshape(a.shape), (a2.T @ dc2).reshape(b.shape)
+
+
+def linear_backward(x, w, b, dy):
+    return dy @ w.T, x.T @ dy, dy.sum(axis=0)
+
+
+CORRECT = {
+    "unbroadcast": unbroadcast,
+    "matmul_backward": matmul_backward,
+    "quadratic_form_grad": lambda a, x: (a + a.T) @ x,
+    "linear_jacobian": lambda x, w: np.kron(np.eye(x.shape[0]), w.T),
+    "linear_backward": linear_backward,
+    "torch_linear_backward": lambda x, a, b, dy: (dy @ a, dy.T @ x, dy.sum(axis=0)),
+}
+
+
+@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
+def test_reference_answers_pass_every_check_on_any_seed(seed):
+    for ex in chapter("06") + chapter("07"):
+        result = grade(ex.id, CORRECT, seed)
+        assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
+        assert result.score == ex.points
+
+
+def test_the_reference_matmul_backward_agrees_with_torch_when_installed():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for a_shape, b_shape in [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,))]:
+        a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+        ta = torch.tensor(a, requires_grad=True)
+        tb = torch.tensor(b, requires_grad=True)
+        out = ta @ tb
+        dc = rng.normal(size=tuple(out.shape))
+        out.backward(torch.tensor(dc))
+        da, db = matmul_backward(a, b, dc)
+        assert np.allclose(da, ta.grad.numpy()) and np.allclose(db, tb.grad.numpy())
+
+
+BROADCASTING = {
+    "a (1, n) row added to an (m, n) batch",
+    "leading axes that broadcasting added",
+    "length-1 axes anywhere",
+}
+
+MISTAKES = [
+    # forgot to unbroadcast at all
+    ("06.unbroadcast", "unbroadcast", lambda g, s: g, BROADCASTING),
+    # summed the batch axis away without keeping it
+    (
+        "06.unbroadcast",
+        "unbroadcast",
+        lambda g, s: g.sum(axis=0) if g.shape != tuple(s) else g,
+        BROADCASTING,
+    ),
+    # only handles leading axes
+    (
+        "06.unbroadcast",
+        "unbroadcast",
+        lambda g, s: g.sum(axis=tuple(range(g.ndim - len(s)))),
+        {"a (1, n) row added to an (m, n) batch", "length-1 axes anywhere"},
+    ),
+    # forgot the transposes
+    (
+        "06.matmul_backward",
+        "matmul_backward",
+        lambda a, b, dc: (dc @ b, a @ dc),
+        {"square matrices", "non-square matrices", "1-D vectors"},
+    ),
+    # right for matrices, but .T on 1-D vectors does nothing
+    (
+        "06.matmul_backward",
+        "matmul_backward",
+        lambda a, b, dc: (dc @ b.T, a.T @ dc),
+        {"1-D vectors"},
+    ),
+    # 2Ax for every A
+    (
+        "06.quadratic_form_grad",
+        "quadratic_form_grad",
+        lambda a, x: 2 * a @ x,
+        {"non-symmetric A"},
+    ),
+    # Ax: forgot that x appears twice
+    (
+        "06.quadratic_form_grad",
+        "quadratic_form_grad",
+        lambda a, x: a @ x,
+        {"symmetric A", "non-symmetric A"},
+    ),
+    # W instead of Wᵀ in the blocks
+    (
+        "07.linear_jacobian",
+        "linear_jacobian",
+        lambda x, w: np.kron(np.eye(x.shape[0]), w),
+        {"matches finite differences on non-square shapes", "a batch of one"},
+    ),
+    # the blocks in the wrong order (column-major thinking)
+    (
+        "07.linear_jacobian",
+        "linear_jacobian",
+        lambda x, w: np.kron(w.T, np.eye(x.shape[0])),
+        {"matches finite differences on non-square shapes"},
+    ),
+    # db not summed over the batch
+    (
+        "07.linear_backward",
+        "linear_backward",
+        lambda x, w, b, dy: (dy @ w.T, x.T @ dy, dy[0]),
+        {"db sums over the batch"},
+    ),
+    # db kept as (1, H2)
+    (
+        "07.linear_backward",
+        "linear_backward",
+        lambda x, w, b, dy: (dy @ w.T, x.T @ dy, dy.sum(axis=0, keepdims=True)),
+        {"db sums over the batch", "a batch of one"},
+    ),
+    # dW as dYᵀ X (PyTorch's layout in the lecture's layer)
+    (
+        "07.linear_backward",
+        "linear_backward",
+        lambda x, w, b, dy: (dy @ w.T, dy.T @ x, dy.sum(axis=0)),
+        {"dW on non-square shapes", "a batch of one"},
+    ),
+    # the lecture's formulas applied to PyTorch's layout
+    (
+        "07.torch_linear_backward",
+        "torch_linear_backward",
+        lambda x, a, b, dy: (dy @ a.T, x.T @ dy, dy.sum(axis=0)),
+        {"grad_weight in the weight's layout", "grad_x and grad_bias, also for a batch of one"},
+    ),
+]
+
+
+@pytest.mark.parametrize("exercise_id, name, wrong, failing", MISTAKES)
+def test_each_mistake_fails_the_check_aimed_at_it(exercise_id, name, wrong, failing):
+    result = grade(exercise_id, {**CORRECT, name: wrong})
+    assert failed_checks(result) == failing, [(c.name, c.reason) for c in result.checks]
+    assert result.score == 0
+
+
+def test_a_wrong_shape_is_named_before_values():
+    result = grade("06.unbroadcast", {"unbroadcast": lambda g, s: g})
+    reason = next(c.reason for c in result.checks if not c.passed)
+    assert "has shape" in reason and "it must have shape (1," in reason
+
+
+def test_a_function_that_returns_one_array_is_told_to_return_a_tuple():
+    result = grade("06.matmul_backward", {"matmul_backward": lambda a, b, dc: a})
+    assert all("tuple (dA, dB)" in c.reason for c in result.checks)
+    result = grade("07.linear_backward", {"linear_backward": lambda x, w, b, dy: x})
+    assert all("tuple of three arrays" in c.reason for c in result.checks)
+
+
+def test_as_array_rejects_ragged_and_non_numbers():
+    assert as_array([[1.0], [1.0, 2.0]], (2, 2), "dA")[0] is None
+    assert "not an array of numbers" in as_array(["1"], (1,), "dA")[1]
+    assert "not an array of numbers" in as_array({"unsupported": "Liar"}, (1,), "dA")[1]
+
+
+def test_numerical_gradients_match_a_closed_form():
+    rng = np.random.default_rng(1)
+    a, x = rng.normal(size=(3, 3)), rng.normal(size=3)
+    (g,) = numerical_gradients(lambda v: v @ a @ v, x)
+    assert np.allclose(g, (a + a.T) @ x, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["06_tensors", "07_linear_backprop"])
+def test_solutions_grade_full_and_exercises_zero_without_errors(tmp_path, name):
+    out = tmp_path / "gradebook.csv"
+    notebooks = [ROOT / "solutions" / f"{name}.ipynb", ROOT / "exercises" / f"{name}.ipynb"]
+    assert main(["grade", *map(str, notebooks), "--csv", str(out), "--workers", "2"]) == 0
+    with open(out, newline="") as f:
+        solution, released = list(csv.DictReader(f))
+    points = sum(e.points for e in chapter(name[:2]))
+    assert float(solution["score"]) == points == float(solution["max_score"])
+    assert solution["reason"] == ""
+    assert float(released["score"]) == 0 and released["reason"] == ""
+
+
+def test_the_package_own_unbroadcast_and_engine_are_withheld_while_grading(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    cells = [
+        "import numpy as np\nfrom micrograd_edu import Tensor, unbroadcast",
+        "def matmul_backward(A, B, dC):\n"
+        "    a, b = Tensor(A, requires_grad=True), Tensor(B, requires_grad=True)\n"
+        "    (a @ b).backward(dC)\n"
+        "    return a.grad, b.grad",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    notebook.metadata["micrograd_edu"] = {"chapter": "06"}
+    path = tmp_path / "borrowed.ipynb"
+    nbformat.write(notebook, path)
+    out, results = tmp_path / "gradebook.csv", tmp_path / "results.json"
+    assert main(["grade", str(path), "--csv", str(out), "--gradescope", str(results)]) == 0
+    with open(out, newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    assert float(row["06.unbroadcast"]) == 0 and float(row["06.matmul_backward"]) == 0
+    assert float(row["score"]) == 0
+    assert "micrograd_edu.tensor.Tensor is withheld" in results.read_text()
