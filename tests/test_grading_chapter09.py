@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from test_grading_checks import failed_checks, grade  # chapter 01's helpers, shared
 
 from micrograd_edu import Tensor, nn, optim
 from micrograd_edu.grading import chapter
@@ -47,16 +48,6 @@ CORRECT = {
 }
 
 
-def grade(exercise_id, functions, seed="test"):
-    ex = exercise(exercise_id)
-    cases = draw_cases(ex, seed)
-    return judge(ex, cases, observe(ex, dict(functions), cases))
-
-
-def failed(result):
-    return {c.name for c in result.checks if not c.passed}
-
-
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
 def test_reference_answers_pass_on_any_seed(seed):
     for ex in chapter("09"):
@@ -87,21 +78,19 @@ def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
         return minibatch_indices(n, batch_size, np.random.default_rng(0))
 
     def unshuffled(n, batch_size, rng):
-        return minibatch_indices(n, batch_size, rng)[::1] and [
-            np.arange(k, min(k + batch_size, n)) for k in range(0, n, batch_size)
-        ]
+        return [np.arange(k, min(k + batch_size, n)) for k in range(0, n, batch_size)]
 
-    ex = "09.minibatch_indices"
-    assert "every row exactly once per epoch" in failed(grade(ex, {ex[3:]: with_replacement}))
-    assert failed(grade(ex, {ex[3:]: drops_last})) == {
+    def fails(wrong):
+        return failed_checks(grade("09.minibatch_indices", {"minibatch_indices": wrong}))
+
+    assert "every row exactly once per epoch" in fails(with_replacement)
+    assert fails(drops_last) == {
         "every row exactly once per epoch",
         "batches of batch_size, the last one smaller",
     }
-    assert failed(grade(ex, {ex[3:]: equal_split})) == {
-        "batches of batch_size, the last one smaller"
-    }
-    assert failed(grade(ex, {ex[3:]: fixed_seed})) == {"shuffled, and differently every epoch"}
-    assert failed(grade(ex, {ex[3:]: unshuffled})) == {"shuffled, and differently every epoch"}
+    assert fails(equal_split) == {"batches of batch_size, the last one smaller"}
+    assert fails(fixed_seed) == {"shuffled, and differently every epoch"}
+    assert fails(unshuffled) == {"shuffled, and differently every epoch"}
 
 
 def test_each_linear_mistake_fails_the_check_aimed_at_it():
@@ -122,12 +111,12 @@ def test_each_linear_mistake_fails_the_check_aimed_at_it():
     def column(X, y):
         return fit_linear(X, y)[:, None]
 
-    ex = "09.fit_linear"
-    assert "recovers β when y is a column (n, 1)" in failed(grade(ex, {"fit_linear": broadcasts}))
-    assert failed(grade(ex, {"fit_linear": fixed_lr})) == {
-        "recovers β when the features have different scales"
-    }
-    assert "recovers β when y is flat (n,)" in failed(grade(ex, {"fit_linear": column}))
+    def fails(wrong):
+        return failed_checks(grade("09.fit_linear", {"fit_linear": wrong}))
+
+    assert "recovers β when y is a column (n, 1)" in fails(broadcasts)
+    assert fails(fixed_lr) == {"recovers β when the features have different scales"}
+    assert "recovers β when y is flat (n,)" in fails(column)
 
 
 def test_a_model_that_does_not_learn_fails_and_predictions_must_match_the_rows():
