@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     chapter06,
     chapter07,
     chapter08,
+    chapter08_freeze,
     chapter09,
 )
 from .feedback import check
