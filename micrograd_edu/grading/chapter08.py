@@ -103,9 +103,6 @@ def _expected_names(spec: dict) -> tuple[list[str], list[int]]:
         modules.append(node)
 
     number(spec)
-    created = [None] * count[0]
-    for key, index in param_index.items():
-        created[index] = key
     seen_modules: set[int] = set()
     seen_params: set[int] = set()
     names: list[str] = []
