@@ -2,16 +2,16 @@
 
 The public face of the package. Each engine lives in its own module:
 ``rules`` (the derivative table), ``numerical``, ``symbolic``, ``forward``,
-``engine`` (scalar ``Value``), ``tensor``; then ``nn``, ``optim``, ``viz`` and
-``grading``.
+``engine`` (scalar ``Value``), ``tensor`` (with ``custom_op`` for user-defined
+operations); then ``nn``, ``optim``, ``viz`` and ``grading``.
 """
 
 from . import data, functions, nn, optim
+from .custom_op import Function
 from .doctor import doctor
 from .engine import Value
 from .forward import Dual, jacobian_forward, jvp
 from .freeze import freeze
-from .function import Function
 from .grading import check
 from .graph import topological_order
 from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
@@ -19,7 +19,7 @@ from .numerical import central_difference, gradcheck, gradient, jacobian, step_s
 from .ops import ShapeError, unbroadcast
 from .rules import RULES, DomainError
 from .symbolic import Symbol, diff, simplify, size
-from .tensor import Tensor, tensor
+from .tensor import Tensor, concatenate, cross_entropy, mse_loss, stack, tensor
 from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 
 __version__ = "0.1.0"
@@ -38,6 +38,8 @@ __all__ = [
     "animate",
     "central_difference",
     "check",
+    "concatenate",
+    "cross_entropy",
     "data",
     "diff",
     "doctor",
@@ -53,12 +55,14 @@ __all__ = [
     "jacobian",
     "jacobian_forward",
     "jvp",
+    "mse_loss",
     "nn",
     "no_grad",
     "optim",
     "primal_trace",
     "simplify",
     "size",
+    "stack",
     "step_size_study",
     "tangent_trace",
     "tensor",

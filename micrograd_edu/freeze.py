@@ -42,7 +42,7 @@ import numpy as np
 from .autograd import scalar_seed, store_grad
 from .modes import STATE, enable_grad
 from .ops import ShapeError
-from .tensor import Tensor, _leaf
+from .tensor.core import Tensor, _leaf
 
 __all__ = ["freeze", "FrozenFunction"]
 

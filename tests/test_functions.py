@@ -4,10 +4,11 @@ import math
 
 import pytest
 
-from micrograd_edu import DomainError, Dual, Value
+from micrograd_edu import DomainError, Dual, Tensor, Value
 from micrograd_edu import functions as F
 from micrograd_edu.functions import OPERATOR_NAMES, method_names
-from micrograd_edu.rules import RULES
+from micrograd_edu.rules import MATH, RULES
+from micrograd_edu.symbolic import Constant
 
 UNARY = [name for name, rule in RULES.items() if rule.arity == 1]
 
@@ -62,6 +63,32 @@ def test_operator_names():
     assert method_names(RULES["div"]) == ("__truediv__", "__rtruediv__")
     assert method_names(RULES["neg"]) == ("__neg__",)
     assert set(OPERATOR_NAMES) <= set(RULES)
+
+
+# Each engine's number made from a float, and read back as one.
+ENGINES = {
+    "Value": (Value, lambda v: v.data),
+    "Dual": (Dual, lambda d: d.primal),
+    "Expr": (Constant, lambda e: e.evaluate()),
+    "Tensor": (Tensor, lambda t: float(t.data)),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", RULES)
+def test_every_engine_offers_every_rule_under_the_same_names(engine, name):
+    # attach_rules gives all four engines their operators and methods: each one,
+    # reflected operators included, computes the table's value.
+    make, read = ENGINES[engine]
+    rule, a, b = RULES[name], 0.6, 1.3
+    names = method_names(rule)
+    if rule.arity == 1:
+        for method in names:
+            assert read(getattr(make(a), method)()) == pytest.approx(rule.value(MATH, a))
+    else:
+        expected = rule.value(MATH, a, b)
+        assert read(getattr(make(a), names[0])(b)) == pytest.approx(expected)
+        assert read(getattr(make(b), names[1])(a)) == pytest.approx(expected)  # a - x: x right
 
 
 def test_domain_error_on_plain_numbers():

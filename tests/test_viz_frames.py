@@ -238,3 +238,17 @@ def test_real_tensor_graph_draws_and_steps():
     ]
     assert "v̄₁ += v̄₂ · (1 − v₂ × v₂)" in [f.caption for f in fs]
     np.testing.assert_array_equal(fs[-1].grads[fs.graph.index[id(w)]], w.grad)
+
+
+def test_local_derivative_text_reads_as_the_lecture_writes_it():
+    # Text gets its operators from the rule table (functions.attach_rules); the
+    # reflected ones put the plain number on the left.
+    from micrograd_edu.rules import RULES
+    from micrograd_edu.viz.steps import PRINT, Text
+
+    a, b = Text("v₀"), Text("v₁")
+    assert str(1 - a) == "1 − v₀" and str(2 / a) == "2/v₀" and str(2**a) == "2^v₀"
+    assert str(-(a + b) * 3) == "−(v₀ + v₁) × 3" and (a * 1, a + 0) == (a, a)
+    assert str(abs(a)) == "abs v₀" and str(a.sin()) == "sin v₀"
+    out = Text("v₂")
+    assert str(RULES["sigmoid"].partials[0](PRINT, out, a)) == "v₂ × (1 − v₂)"

@@ -10,6 +10,8 @@
 from . import (  # noqa: F401
     chapter01,
     chapter01_gradient,
+    chapter02,
+    chapter03,
     chapter04,
     chapter05,
     chapter06,

@@ -9,12 +9,14 @@ the values and on a tiny *printing* namespace for the text: the rule
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..rules import MATH, RULES
+from ..functions import attach_rules
+from ..rules import MATH, RULES, Rule
 from .labels import formula, number, subscript
 from .view import GraphView
 
@@ -221,41 +223,9 @@ class Text:
     def __hash__(self) -> int:
         return hash(self.text)
 
-    def __neg__(self) -> Text:
-        return Text(f"−{_wrap(self, 2)}", 2)
-
-    def __add__(self, other: Any) -> Any:
-        return _combine("+", self, other)
-
-    def __radd__(self, other: Any) -> Any:
-        return _combine("+", other, self)
-
-    def __sub__(self, other: Any) -> Any:
-        return _combine("−", self, other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return _combine("−", other, self)
-
-    def __mul__(self, other: Any) -> Any:
-        return _combine("×", self, other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return _combine("×", other, self)
-
-    def __truediv__(self, other: Any) -> Any:
-        return _combine("/", self, other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return _combine("/", other, self)
-
-    def __pow__(self, other: Any) -> Any:
-        return _combine("^", self, other)
-
-    def __rpow__(self, other: Any) -> Any:
-        return _combine("^", other, self)
-
 
 _RANK = {"+": 1, "−": 1, "×": 2, "/": 2, "^": 3}
+_SYMBOL = {"add": "+", "sub": "−", "mul": "×", "div": "/", "pow": "^"}  # binary rules
 
 
 def _wrap(x: Text, rank: int, strict: bool = False) -> str:
@@ -305,3 +275,20 @@ class _Print:
 
 
 PRINT = _Print()
+
+
+def _unary(rule: Rule) -> Callable[[Text], Any]:
+    if rule.name == "neg":
+        return lambda self: Text(f"−{_wrap(self, 2)}", 2)
+    return lambda self: getattr(PRINT, rule.name)(self)
+
+
+def _binary(rule: Rule, reflected: bool) -> Callable[[Text, Any], Any]:
+    symbol = _SYMBOL[rule.name]
+    if reflected:  # 1 - v₀ calls v₀.__rsub__(1): self is the right operand
+        return lambda self, other: _combine(symbol, other, self)
+    return lambda self, other: _combine(symbol, self, other)
+
+
+# Text takes its operators from the rule table, as the engines do.
+attach_rules(Text, _unary, _binary)

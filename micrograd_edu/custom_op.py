@@ -37,7 +37,7 @@ import numpy as np
 
 from .modes import STATE, is_grad_enabled, no_grad
 from .ops import Op, ShapeError
-from .tensor import Tensor, _leaf, apply
+from .tensor.core import Tensor, _leaf, apply
 
 __all__ = ["Function", "Context"]
 

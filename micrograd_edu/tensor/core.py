@@ -1,12 +1,11 @@
-"""``Tensor``: a numpy array that remembers how it was computed.
+"""The ``Tensor`` class and :func:`apply`, the one function that records graphs.
 
-Every operation on tensors goes through one function, :func:`apply`: it runs
-the operation's ``forward`` on the arrays and, when some input requires a
-gradient (and the mode records, see :mod:`micrograd_edu.modes`), keeps the
-operation and its inputs on the result. ``backward`` then walks the graph from
-the result to the leaves in reverse topological order, calling each
-operation's ``vjp`` (see :mod:`micrograd_edu.ops`) and summing the gradients
-that reach each tensor.
+Every operation on tensors goes through :func:`apply`: it runs the
+operation's ``forward`` on the arrays and, when some input requires a gradient
+(and the mode records, see :mod:`micrograd_edu.modes`), keeps the operation and
+its inputs on the result. ``backward`` then walks the graph from the result to
+the leaves in reverse topological order, calling each operation's ``vjp`` (see
+:mod:`micrograd_edu.ops`) and summing the gradients that reach each tensor.
 
 >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
 >>> y = (x * x).sum()
@@ -19,17 +18,19 @@ array([[2., 4.]])
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from . import array_ops as A
-from .autograd import BackwardFunction, run_backward
-from .modes import STATE
-from .ops import ELEMENTWISE, Op, ShapeError
-from .rules import RULES
+from .. import array_ops as A
+from ..autograd import BackwardFunction, run_backward
+from ..functions import attach_rules
+from ..modes import STATE
+from ..ops import ELEMENTWISE, Op, ShapeError
+from ..rules import Rule
 
-__all__ = ["Tensor", "tensor", "apply"]
+__all__ = ["Tensor", "apply"]
 
 _FLOATS = (np.float32, np.float64)
 
@@ -330,47 +331,20 @@ class Tensor:
 # Elementwise operators and methods: one per rule, from the table
 # --------------------------------------------------------------------------
 
-_OPERATORS = {
-    "add": ("__add__", "__radd__"),
-    "sub": ("__sub__", "__rsub__"),
-    "mul": ("__mul__", "__rmul__"),
-    "div": ("__truediv__", "__rtruediv__"),
-    "pow": ("__pow__", "__rpow__"),
-}
+
+def _unary(rule: Rule) -> Callable[[Tensor], Tensor]:
+    op = ELEMENTWISE[rule.name]
+    return lambda self: apply(op, self)
 
 
-def _binary_methods(op: Op) -> tuple:
-    def method(self, other):
-        return apply(op, self, other)
-
-    def reflected(self, other):
-        return apply(op, other, self)
-
-    method.__doc__ = reflected.__doc__ = f"Elementwise {op.name}, with numpy broadcasting."
-    return method, reflected
+def _binary(rule: Rule, reflected: bool) -> Callable[[Tensor, Any], Tensor]:
+    op = ELEMENTWISE[rule.name]
+    if reflected:  # 2 - x calls x.__rsub__(2): self is the right operand
+        return lambda self, other: apply(op, other, self)
+    return lambda self, other: apply(op, self, other)
 
 
-def _unary_method(op: Op):
-    def method(self):
-        return apply(op, self)
-
-    method.__name__ = op.name
-    method.__doc__ = f"Elementwise {op.name} (its derivative comes from rules.RULES)."
-    return method
-
-
-for _name, _rule in RULES.items():
-    if _name in _OPERATORS:
-        for _attr, _method in zip(
-            _OPERATORS[_name], _binary_methods(ELEMENTWISE[_name]), strict=True
-        ):
-            setattr(Tensor, _attr, _method)
-    elif _name == "neg":
-        Tensor.__neg__ = _unary_method(ELEMENTWISE[_name])
-    elif _name == "abs":  # both x.abs() and abs(x)
-        Tensor.abs = Tensor.__abs__ = _unary_method(ELEMENTWISE[_name])
-    elif _rule.arity == 1:
-        setattr(Tensor, _name, _unary_method(ELEMENTWISE[_name]))
+attach_rules(Tensor, _unary, _binary)
 
 
 # --------------------------------------------------------------------------
@@ -484,59 +458,3 @@ def _reduce(op: Op, t: Tensor, axis: Any, keepdims: bool, torch_names: dict) -> 
 
 
 _CLONE = Op("clone", np.copy, lambda g, out, xs, needs: (g,))
-
-
-def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
-    """Make a tensor, as ``torch.tensor`` does.
-
-    >>> tensor([1.0, 2.0], requires_grad=True)
-    tensor([1., 2.], requires_grad=True)
-    """
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
-
-
-def concatenate(tensors: list[Tensor], axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis (``torch.cat``).
-
-    >>> concatenate([Tensor([1.0]), Tensor([2.0, 3.0])])
-    tensor([1., 2., 3.])
-    """
-    return apply(A.CONCATENATE, *tensors, static=(axis,))
-
-
-def stack(tensors: list[Tensor], axis: int = 0) -> Tensor:
-    """Join tensors of one shape along a new axis.
-
-    >>> stack([Tensor([1.0, 2.0]), Tensor([3.0, 4.0])]).shape
-    (2, 2)
-    """
-    return apply(A.STACK, *tensors, static=(axis,))
-
-
-def mse_loss(prediction: Tensor, target: Any) -> Tensor:
-    """Mean of the squared differences (``torch.nn.functional.mse_loss``).
-
-    >>> mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))
-    tensor(2.)
-    """
-    target_shape = np.shape(_data(target))
-    if prediction.shape != target_shape:
-        raise ShapeError(
-            f"mse_loss: prediction of shape {prediction.shape} and target of shape "
-            f"{target_shape} must have the same shape (broadcasting here is usually a bug: "
-            "reshape one of them)"
-        )
-    difference = prediction - target
-    return (difference * difference).mean()  # d * d: the same, and cheaper than d ** 2
-
-
-def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
-    """Mean negative log-likelihood of integer class ``targets`` under
-    ``softmax(logits)`` (``torch.nn.functional.cross_entropy``), computed stably.
-
-    >>> cross_entropy(Tensor([[0.0, 0.0]]), np.array([1]))
-    tensor(0.6931)
-    """
-    if not isinstance(targets, Tensor):
-        targets = _leaf(np.asarray(targets))
-    return apply(A.CROSS_ENTROPY, logits, targets)

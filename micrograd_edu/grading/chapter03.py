@@ -1,0 +1,314 @@
+"""Chapter 03's exercises: forward mode with dual numbers.
+
+The oracles are closed forms computed here with ``math``: the product rule
+on numbers, the derivatives of sin, exp and log, and the Jacobian of a family
+of functions ℝⁿ → ℝᵐ written out by hand. The number of forward passes is
+counted by the grader's own wrapper around ``f``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from .. import functions as F
+from ..forward import Dual
+from .plain import as_float, as_floats, close, describe
+from .registry import Case, Check, Exercise, register
+
+# The package's own answers to this chapter; the batch grader withholds them.
+WITHHELD = ("micrograd_edu.forward.jacobian_forward", "micrograd_edu.forward.jvp")
+
+
+def _own_dual(functions: dict) -> Callable[..., Any]:
+    """The submission's MyDual, refused if it only inherits the package's ``Dual``."""
+    make = functions["MyDual"]
+    if isinstance(make, type) and issubclass(make, Dual):
+        raise TypeError("MyDual is derived from micrograd_edu's Dual: write its operations")
+    return make
+
+
+def _pair(seen: dict, what: str) -> tuple[tuple[float, float] | None, str | None]:
+    primal, tangent = as_float(seen.get("primal")), as_float(seen.get("tangent"))
+    if primal is None or tangent is None:
+        got = describe(seen.get("primal")), describe(seen.get("tangent"))
+        return None, f"{what} has primal {got[0]} and tangent {got[1]}; expected two numbers"
+    return (primal, tangent), None
+
+
+def _judge_pair(exact: Callable[[Case], tuple[float, float]], what: str) -> Callable:
+    def judge(case: Case, seen: dict) -> str | None:
+        got, problem = _pair(seen, what)
+        if problem:
+            return problem
+        want = exact(case)
+        if not close(got[0], want[0], 1e-12, 1e-12):
+            return f"wrong primal for {what} at {_shown(case)}"
+        if not close(got[1], want[1], 1e-12, 1e-12):
+            return f"wrong tangent for {what} at {_shown(case)}"
+        return None
+
+    return judge
+
+
+def _shown(case: Case) -> str:
+    return ", ".join(f"{k} = {v:.3g}" for k, v in case.items() if isinstance(v, float))
+
+
+# --- 1: multiplication -------------------------------------------------------
+
+
+def _two_duals(rng: random.Random) -> list[Case]:
+    return [{name: rng.uniform(-3, 3) for name in ("a", "da", "b", "db")} for _ in range(5)]
+
+
+def _run_mul(functions: dict, case: Case) -> dict:
+    make = _own_dual(functions)
+    out = make(case["a"], case["da"]) * make(case["b"], case["db"])
+    return {"primal": out.primal, "tangent": out.tangent}
+
+
+def _product(case: Case) -> tuple[float, float]:
+    a, da, b, db = case["a"], case["da"], case["b"], case["db"]
+    return a * b, a * db + da * b
+
+
+def _constant_cases(rng: random.Random) -> list[Case]:
+    return [
+        {"a": rng.uniform(-3, 3), "da": rng.uniform(-2, 2), "c": rng.uniform(-3, 3), "left": left}
+        for left in (False, True, False)
+    ]
+
+
+def _run_constant(functions: dict, case: Case) -> dict:
+    x = _own_dual(functions)(case["a"], case["da"])
+    out = case["c"] * x if case["left"] else x * case["c"]
+    return {"primal": out.primal, "tangent": out.tangent}
+
+
+def _run_unchanged(functions: dict, case: Case) -> dict:
+    make = _own_dual(functions)
+    x, y = make(case["a"], case["da"]), make(case["b"], case["db"])
+    x * y
+    return {"after": [x.primal, x.tangent, y.primal, y.tangent]}
+
+
+def _judge_unchanged(case: Case, seen: dict) -> str | None:
+    after = as_floats(seen.get("after"), 4)
+    before = [case["a"], case["da"], case["b"], case["db"]]
+    if after is not None and all(close(s, b, 0, 0) for s, b in zip(after, before, strict=True)):
+        return None
+    return "x * y changed x or y: the operands must keep their primal and tangent"
+
+
+MUL = register(
+    Exercise(
+        "03.dual_mul",
+        "Multiplying dual numbers",
+        2,
+        "MyDual.__mul__ returns the dual number of the product: primals multiply, "
+        "tangents follow the product rule; a plain number is a constant.",
+        ("MyDual",),
+        (
+            Check(
+                "product rule on the tangents",
+                "(a + ȧε)(b + ḃε) = ab + (aḃ + ȧb)ε because ε² = 0: the tangent is "
+                "a·ḃ + ȧ·b, not ȧ·ḃ",
+                _two_duals,
+                _run_mul,
+                _judge_pair(_product, "x * y"),
+            ),
+            Check(
+                "a plain number is a constant",
+                "a number c is the dual c + 0ε (tangent 0, not 1): x * c has tangent c·ẋ; "
+                "__rmul__ makes c * x work too",
+                _constant_cases,
+                _run_constant,
+                _judge_pair(lambda c: (c["a"] * c["c"], c["da"] * c["c"]), "x * c"),
+            ),
+            Check(
+                "leaves its operands unchanged",
+                "return a new MyDual; do not write the result into self",
+                _two_duals,
+                _run_unchanged,
+                _judge_unchanged,
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
+
+
+# --- 2: elementary functions ------------------------------------------------
+
+_FUNCTIONS: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
+    "sin": (math.sin, math.cos),
+    "exp": (math.exp, math.exp),
+    "log": (math.log, lambda a: 1 / a),
+}
+
+
+def _function_check(name: str, hint: str) -> Check:
+    def cases(rng: random.Random) -> list[Case]:
+        lo = 0.2 if name == "log" else -3.0
+        tangents = (-1.5, 0.5, 2.0, 3.0)
+        return [{"a": rng.uniform(lo, 3), "da": da} for da in tangents]
+
+    def run(functions: dict, case: Case) -> dict:
+        out = getattr(_own_dual(functions)(case["a"], case["da"]), name)()
+        return {"primal": out.primal, "tangent": out.tangent}
+
+    f, df = _FUNCTIONS[name]
+    exact = lambda c: (f(c["a"]), df(c["a"]) * c["da"])  # noqa: E731
+    return Check(f"{name}: chain rule", hint, cases, run, _judge_pair(exact, f"x.{name}()"))
+
+
+FUNCTIONS = register(
+    Exercise(
+        "03.dual_functions",
+        "sin, exp and log of a dual number",
+        2,
+        "MyDual.sin, .exp and .log return f(a) + f'(a)·ȧ ε for the dual a + ȧε.",
+        ("MyDual",),
+        (
+            _function_check(
+                "sin",
+                "sin(a + ȧε) = sin a + cos a · ȧ ε: multiply the derivative by the tangent ȧ",
+            ),
+            _function_check(
+                "exp",
+                "exp(a + ȧε) = exp a + exp a · ȧ ε: the tangent is exp(a)·ȧ, not exp(ȧ)",
+            ),
+            _function_check(
+                "log",
+                "log(a + ȧε) = log a + ȧ / a ε: divide the tangent by the primal",
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
+
+
+# --- 3: the forward Jacobian ------------------------------------------------
+
+
+class _Counted:
+    """``f`` that counts its calls (the grader's counter, out of the submission's reach)."""
+
+    def __init__(self, f: Callable[..., Any]) -> None:
+        self.f, self.calls = f, 0
+
+    def __call__(self, *xs: Any) -> Any:
+        self.calls += 1
+        return self.f(*xs)
+
+
+def _family(case: Case) -> Callable[..., list[Any]]:
+    """y_i = sin(Σ_j A_ij x_j) + x_p x_q with p = i mod n, q = (i + 1) mod n."""
+    a, n = case["A"], case["n"]
+
+    def f(*xs: Any) -> list[Any]:
+        out = []
+        for i, row in enumerate(a):
+            s = 0.0
+            for coefficient, x in zip(row, xs, strict=True):
+                s = s + coefficient * x
+            out.append(F.sin(s) + xs[i % n] * xs[(i + 1) % n])
+        return out
+
+    return f
+
+
+def _family_jacobian(case: Case) -> list[list[float]]:
+    a, n, x = case["A"], case["n"], case["xs"]
+    rows = []
+    for i, row in enumerate(a):
+        c = math.cos(sum(aij * xj for aij, xj in zip(row, x, strict=True)))
+        p, q = i % n, (i + 1) % n
+        rows.append([c * row[j] + (j == p) * x[q] + (j == q) * x[p] for j in range(n)])
+    return rows
+
+
+def _lecture(x1: Any, x2: Any) -> list[Any]:
+    return [F.log(x1) + x1 * x2 - F.sin(x2), x1 * x2, F.exp(x1)]
+
+
+def _lecture_jacobian(case: Case) -> list[list[float]]:
+    x1, x2 = case["xs"]
+    return [[1 / x1 + x2, x1 - math.cos(x2)], [x2, x1], [math.exp(x1), 0.0]]
+
+
+def _shape_cases(rng: random.Random) -> list[Case]:
+    cases = [{"lecture": True, "n": 2, "m": 3, "xs": [2.0, 5.0]}]
+    for n, m in ((1, 3), (4, 2), (3, 1), (5, 3), (2, 4)):
+        cases.append(
+            {
+                "lecture": False,
+                "n": n,
+                "m": m,
+                "A": [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(m)],
+                "xs": [rng.uniform(-2, 2) for _ in range(n)],
+            }
+        )
+    return cases
+
+
+def _run_jacobian(functions: dict, case: Case) -> dict:
+    f = _Counted(_lecture if case["lecture"] else _family(case))
+    jacobian = functions["jacobian_forward"](f, list(case["xs"]))
+    return {"J": jacobian, "calls": f.calls}
+
+
+def _judge_jacobian(case: Case, seen: dict) -> str | None:
+    n, m, got = case["n"], case["m"], seen.get("J")
+    rows = [as_floats(r, n) for r in got] if isinstance(got, list) and len(got) == m else None
+    if rows is None or any(r is None for r in rows):
+        transposed = isinstance(got, list) and len(got) == n and n != m
+        shape = "an n × m (transposed) table" if transposed else describe(got)
+        return f"returned {shape} for f: ℝ^{n} → ℝ^{m}; expected {m} rows of {n} numbers"
+    want = _lecture_jacobian(case) if case["lecture"] else _family_jacobian(case)
+    for i in range(m):
+        for j in range(n):
+            if not close(rows[i][j], want[i][j], 1e-10, 1e-10):
+                return f"wrong entry J[{i}][{j}] = ∂y_{i + 1}/∂x_{j + 1} for f: ℝ^{n} → ℝ^{m}"
+    return None
+
+
+def _judge_passes(case: Case, seen: dict) -> str | None:
+    calls, n = seen.get("calls"), case["n"]
+    if calls == n and type(calls) is int:
+        return None
+    return f"f was called {calls} times for {n} inputs; forward mode needs exactly {n} passes"
+
+
+JACOBIAN = register(
+    Exercise(
+        "03.jacobian_forward",
+        "The Jacobian in forward mode",
+        3,
+        "jacobian_forward(f, xs) returns the m × n Jacobian of f at xs as a list of m rows: "
+        "f takes n Duals and returns a list of m Duals; pass j seeds the tangent e_j.",
+        ("jacobian_forward",),
+        (
+            Check(
+                "the Jacobian of f: ℝⁿ → ℝᵐ",
+                "seed the tangents with the unit vector e_j (1 for input j, 0 for the others); "
+                "the output tangents are column j: J[i][j] = ∂y_i/∂x_j, one row per output",
+                _shape_cases,
+                _run_jacobian,
+                _judge_jacobian,
+            ),
+            Check(
+                "one forward pass per input",
+                "one call of f with tangent e_j gives a whole column: n calls in all, "
+                "not one per entry, and no extra call to find m",
+                _shape_cases,
+                _run_jacobian,
+                _judge_passes,
+            ),
+        ),
+        withheld=WITHHELD,
+    )
+)
