@@ -4,6 +4,12 @@ The public face of the package. Each engine lives in its own module:
 ``rules`` (the derivative table), ``numerical``, ``symbolic``, ``forward``,
 ``engine`` (scalar ``Value``), ``tensor`` (with ``custom_op`` for user-defined
 operations); then ``nn``, ``optim``, ``viz`` and ``grading``.
+
+Three modules export a function of their own name, which the package binds over
+the module: ``micrograd_edu.tensor``, ``micrograd_edu.freeze`` and
+``micrograd_edu.doctor`` are the functions. Import a module's other names with
+``from micrograd_edu.tensor import Tensor, core`` (``import micrograd_edu.tensor
+as T`` would give the function ``tensor``).
 """
 
 from . import data, functions, nn, optim

@@ -1,6 +1,8 @@
 """Symbolic differentiation against central differences, closed forms and the lecture's table."""
 
 import math
+import re
+import sys
 
 import numpy as np
 import pytest
@@ -147,11 +149,27 @@ def test_str_uses_minimal_parentheses(expr, text):
         (x.sqrt() * abs(y), r"\sqrt{x} \cdot \left|y\right|"),
         (x.sigmoid(), r"\operatorname{sigmoid}\left(x\right)"),
         (-(x + 1), r"-\left(x + 1\right)"),
+        # Between numbers, juxtaposition would read as one number or a mixed fraction.
+        (4 * (4 * x), r"4 \cdot 4 x"),
+        (Constant(4) * 4 * x, r"4 \cdot 4 \cdot x"),
+        (2 * Constant(3) ** x, r"2 \cdot 3^{x}"),
+        (3 * (2 / x), r"3 \cdot \frac{2}{x}"),
+        (Constant(1e-05) * x, r"1e-05 \cdot x"),
+        (Constant(-2) * x.sin(), r"-2 \sin\left(x\right)"),
+        (0.5 * (x + 1), r"0.5 \left(x + 1\right)"),
     ],
 )
 def test_latex(expr, tex):
     assert expr.latex() == tex
     assert expr._repr_latex_() == f"${tex}$"
+    _assert_renders(expr._repr_latex_())
+
+
+def _assert_renders(tex: str) -> None:
+    """An independent LaTeX parser (matplotlib's mathtext) accepts ``tex``."""
+    from matplotlib.mathtext import MathTextParser
+
+    MathTextParser("path").parse(tex)
 
 
 # ----------------------------------------------------------------------------- simplify
@@ -257,6 +275,33 @@ def test_logistic_map_derivative_against_numpy_polynomials(n):
     assert d.evaluate(x=0.3) == pytest.approx(slope, rel=1e-12)
     if n <= 4:  # past that, the expanded form cancels catastrophically in floating point
         assert simplify(d).evaluate(x=0.3) == pytest.approx(slope, rel=1e-9)
+
+
+def _function_calls(f, *args):
+    """How many Python and builtin functions ``f(*args)`` calls: work counted, not timed."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    sys.setprofile(profile)
+    try:
+        f(*args)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_simplifying_an_expanded_polynomial_takes_work_linear_in_its_size():
+    # The expanded form is a long sum of c*x**k terms: re-expanding each prefix of the sum
+    # and each x**k by repeated multiplication made this quadratic to cubic in the degree.
+    expanded = [simplify(diff(logistic_map(n, x), x)) for n in (7, 8)]
+    assert [simplify(s) == s for s in expanded] == [True, True]
+    growth = size(expanded[1]) / size(expanded[0])  # about 2: the degree doubles
+    for work in (simplify, lambda e: coefficients(e, x)):
+        small, large = (_function_calls(work, s) for s in expanded)
+        assert large / small < 1.25 * growth
 
 
 def test_expression_swell_grows_exponentially():
@@ -396,3 +441,12 @@ def test_simplify_keeps_the_value(e, a):
     value = e.evaluate(x=a, y=0.7)
     assert simplify(e).evaluate(x=a, y=0.7) == pytest.approx(value, rel=1e-9, abs=1e-9)
     assert size(simplify(e)) <= max(size(e), 1) * 4  # collecting terms must not swell
+
+
+@settings(max_examples=100, deadline=None)
+@given(expressions(list(FUNCTIONS)))
+def test_latex_is_well_formed_and_never_runs_numbers_together(e):
+    shown = e._repr_latex_()
+    assert shown.startswith("$") and shown.endswith("$")
+    _assert_renders(shown)  # balanced braces, \left and \right in pairs, known commands
+    assert not re.search(r"\d (\d|\\frac)", shown), shown

@@ -14,26 +14,25 @@ from collections.abc import Callable
 from typing import Any
 
 from .chapter01 import SMOOTH, WITHHELD, central_quotient, number_in
+from .counting import Counted
 from .plain import as_floats, close, describe
 from .registry import Case, Check, Exercise, register
 
 # --- the gradient ------------------------------------------------------------
 
 
-class _Counted:
-    """``f`` that counts its calls, so the grader sees how many evaluations a gradient took."""
+def _one_vector(f: Callable[[Any], float]) -> Callable[..., float]:
+    """``f`` of one vector, callable as ``f(xs)`` (as the exercise says) or ``f(*xs)`` (as
+    micrograd_edu.numerical.gradient calls it)."""
 
-    def __init__(self, f: Callable[[Any], float]) -> None:
-        self.f, self.calls = f, 0
-
-    def __call__(self, *args: Any) -> float:
-        # f(xs) as the exercise says, or f(*xs) as micrograd_edu.numerical.gradient calls it
-        self.calls += 1
+    def call(*args: Any) -> float:
         try:
             xs = args[0] if len(args) == 1 and len(args[0]) >= 0 else args
         except TypeError:  # one number: f(x) of one variable
             xs = args
-        return self.f(xs)
+        return f(xs)
+
+    return call
 
 
 def _quadratic(case: Case) -> Callable[[Any], float]:
@@ -78,7 +77,7 @@ def _gradient_cases(sizes: tuple[int, int], ring: bool = False) -> Callable:
 
 
 def _run_gradient(functions: dict, case: Case) -> dict:
-    f = _Counted(_ring if case["ring"] else _quadratic(case))
+    f = Counted(_one_vector(_ring if case["ring"] else _quadratic(case)))
     xs = list(case["xs"])
     grad = functions["numerical_gradient"](f, xs, 1e-5)
     return {"grad": grad, "xs_after": xs, "calls": f.calls}

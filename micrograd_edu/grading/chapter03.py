@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import functions as F
 from ..forward import Dual
+from .counting import Counted
 from .plain import as_float, as_floats, close, describe
 from .registry import Case, Check, Exercise, register
 
@@ -194,17 +195,6 @@ FUNCTIONS = register(
 # --- 3: the forward Jacobian ------------------------------------------------
 
 
-class _Counted:
-    """``f`` that counts its calls (the grader's counter, out of the submission's reach)."""
-
-    def __init__(self, f: Callable[..., Any]) -> None:
-        self.f, self.calls = f, 0
-
-    def __call__(self, *xs: Any) -> Any:
-        self.calls += 1
-        return self.f(*xs)
-
-
 def _family(case: Case) -> Callable[..., list[Any]]:
     """y_i = sin(Σ_j A_ij x_j) + x_p x_q with p = i mod n, q = (i + 1) mod n."""
     a, n = case["A"], case["n"]
@@ -256,7 +246,7 @@ def _shape_cases(rng: random.Random) -> list[Case]:
 
 
 def _run_jacobian(functions: dict, case: Case) -> dict:
-    f = _Counted(_lecture if case["lecture"] else _family(case))
+    f = Counted(_lecture if case["lecture"] else _family(case))
     jacobian = functions["jacobian_forward"](f, list(case["xs"]))
     return {"J": jacobian, "calls": f.calls}
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import functions as F
+from .counting import Counted
 from .plain import as_float, as_floats, describe
 from .registry import Case, Check, Exercise, register
 
@@ -164,17 +165,6 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., list[Any]]]] = {
 }
 
 
-class _Counted:
-    """f counting its calls (the grader's object, so a submission cannot reset it)."""
-
-    def __init__(self, f: Callable[..., Any]) -> None:
-        self.f, self.calls = f, 0
-
-    def __call__(self, *args: Any) -> Any:
-        self.calls += 1
-        return self.f(*args)
-
-
 def _point(rng: random.Random, name: str) -> Case:
     n, f = FUNCTIONS[name]
     xs = [round(rng.uniform(0.5, 2.0), 4) for _ in range(n)]
@@ -183,7 +173,7 @@ def _point(rng: random.Random, name: str) -> Case:
 
 
 def _run_vjp(functions: dict, case: Case) -> dict:
-    f = _Counted(FUNCTIONS[case["f"]][1])
+    f = Counted(FUNCTIONS[case["f"]][1])
     xs = list(case["xs"])
     got = functions["vjp"](f, xs, list(case["v"]))
     return {"vjp": list(got) if isinstance(got, tuple) else got, "calls": f.calls}

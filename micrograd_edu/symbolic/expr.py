@@ -306,8 +306,12 @@ def _format(node: Expr, parts: list[str], latex: bool) -> str:
     if latex and op == "pow":
         return f"{left}^{{{pb}}}"
     if latex and op == "mul":
-        juxtapose = isinstance(a, Constant) and not isinstance(b, Constant)
-        return f"{left} {right}" if juxtapose else rf"{left} \cdot {right}"
+        # A plain number before a letter or a bracket reads as a coefficient (4 x, 2 \sin x);
+        # before a number (4 4 x reads as 44x), a fraction (3 \frac{2}{x}, a mixed number) or
+        # as 1e-05 (1e-05 x reads as 1e - 05x) it would not: those get \cdot.
+        coefficient = isinstance(a, Constant) and re.fullmatch(r"-?\d+(\.\d+)?", left)
+        ambiguous = isinstance(b, Constant) or right[0].isdigit() or right.startswith(r"\frac")
+        return f"{left} {right}" if coefficient and not ambiguous else rf"{left} \cdot {right}"
     return f"{left}{OPERATORS[op]}{right}"
 
 

@@ -7,6 +7,8 @@ exact.
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -35,6 +37,21 @@ def _poly_mul(p: list, q: list) -> list:
         for j, b in enumerate(q):
             out[i + j] += a * b
     return _trim(out)
+
+
+def _poly_pow(p: list, k: int) -> list:
+    """``p**k`` for an integer ``k >= 0``."""
+    nonzero = [i for i, c in enumerate(p) if c != 0]
+    if len(nonzero) == 1:
+        # A monomial c*x**m, such as each x**k of the expanded form: multiplying it out
+        # would take k products of growing lists. The coefficient is still multiplied
+        # left to right, so that a float comes out exactly as by repeated products.
+        m = nonzero[0]
+        return [0] * (m * k) + [math.prod(itertools.repeat(p[m], k))]
+    out = [1]
+    for _ in range(k):
+        out = _poly_mul(out, p)
+    return out
 
 
 def _exact(a: Any, b: Any) -> Any:
@@ -91,10 +108,7 @@ def _polynomial(node: Expr, polys: list[_Poly | None]) -> _Poly | None:
                 return name, [Fraction(b0) ** k if exact else b0**k]
             return name, [float(b0) ** float(k)]
         if isinstance(k, int) and 0 <= k and (len(base) - 1) * k <= MAX_DEGREE:
-            out = [1]
-            for _ in range(k):
-                out = _poly_mul(out, base)
-            return name, out
+            return name, _poly_pow(base, k)
         return None
     if op in FUNCTIONS and constant:
         value = RULES[op].value(MATH, float(cs[0][0]))

@@ -74,19 +74,27 @@ def _rewrite(op: str, a: Expr, b: Expr | None = None) -> Expr:
 
 def _simplified(expr: Any) -> tuple[Expr, _Poly | None]:
     root = _lift(expr, "simplify")
-    done: dict[int, tuple[Expr, _Poly | None]] = {}
+    polys: dict[int, _Poly | None] = {}
+    exprs: dict[int, Expr] = {}
+
+    def expression(node: Expr) -> Expr:
+        # A polynomial's canonical form is built only where it is needed (the root, or an
+        # argument of a non-polynomial node): building it at every node of a long sum
+        # would rebuild each prefix of the sum, quadratic in the number of terms.
+        if id(node) not in exprs:
+            exprs[id(node)] = _from_poly(*polys[id(node)])
+        return exprs[id(node)]
+
     for node in _postorder(root):
-        args = [done[id(a)] for a in node.args]
-        poly = _polynomial(node, [p for _, p in args])
-        if poly is not None:
-            done[id(node)] = _from_poly(*poly), poly
-        else:
-            simple = [e for e, _ in args]
-            result = _rewrite(node.op, *simple)
+        poly = _polynomial(node, [polys[id(a)] for a in node.args])
+        if poly is None:
+            result = _rewrite(node.op, *(expression(a) for a in node.args))
             # An identity may leave a leaf (0*exp(x) is 0), which is a polynomial again.
             leaf = isinstance(result, (Constant, Symbol))
-            done[id(node)] = result, _polynomial(result, []) if leaf else None
-    return done[id(root)]
+            poly = _polynomial(result, []) if leaf else None
+            exprs[id(node)] = result
+        polys[id(node)] = poly
+    return expression(root), polys[id(root)]
 
 
 def simplify(expr: Expr) -> Expr:

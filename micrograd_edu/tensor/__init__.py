@@ -10,6 +10,20 @@ The class and :func:`apply`, which records every operation, are in
 >>> w.grad
 array([[0., 0.],
        [1., 1.]])
+
+The name is shared. ``micrograd_edu.tensor``, the attribute, is the constructor
+function (as ``torch.tensor`` is): the package's ``__init__`` binds it over this
+subpackage, so ``import micrograd_edu.tensor as T`` gives the *function*. Reach
+the subpackage by importing from it, ``from micrograd_edu.tensor import Tensor,
+core``, or by ``importlib.import_module``:
+
+>>> import importlib, micrograd_edu
+>>> importlib.import_module("micrograd_edu.tensor").__name__, micrograd_edu.tensor.__name__
+('micrograd_edu.tensor', 'tensor')
+
+Neither name changes: ``mg.tensor(...)`` is the public, torch-like spelling, and
+moving the subpackage (PyTorch's way out: its module became ``torch._tensor``)
+would change every import of it.
 """
 
 from .core import Tensor, apply
