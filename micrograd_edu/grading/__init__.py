@@ -16,6 +16,9 @@ from . import (  # noqa: F401
     chapter05,
     chapter06,
     chapter07,
+    chapter08,
+    chapter08_freeze,
+    chapter09,
 )
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register

@@ -1,0 +1,318 @@
+"""Chapter 08's exercises 1 and 2: walking a module tree, and Adam's update.
+
+The oracles never ask the package for the answer: the parameter names come
+from the tree's own description (plain data the grader drew), Adam's update
+from its textbook formulas on plain floats.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import numpy as np
+
+from .. import nn
+from .plain import as_floats, describe
+from .registry import Case, Check, Exercise, register
+
+# --- 1. named_parameters: the walk of the module tree -------------------------
+
+_PARAM_NAMES = ("weight", "bias", "scale", "shift")
+_CHILD_NAMES = ("0", "1", "2", "layer0", "layer1", "encoder", "head", "block")
+
+
+class _Block(nn.Module):
+    """A module whose own walks are withheld: the student's function must do the walk."""
+
+    def _withheld(self, *args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(
+            "the grader's modules do not walk themselves: use module._parameters and "
+            "module.named_children()"
+        )
+
+    named_parameters = parameters = named_modules = modules = _withheld  # type: ignore
+
+
+def _draw_tree(rng: random.Random, depth: int, frozen: bool, shared: bool) -> dict:
+    """A module tree as plain data, built bottom-up; ``{"ref": k}`` reuses the k-th
+    finished module (or parameter), so sharing never makes a cycle."""
+    counts = {"modules": 0, "params": 0}
+
+    def node(level: int) -> dict:
+        params = []
+        for name in rng.sample(_PARAM_NAMES, rng.randint(0 if level else 1, 2)):
+            if shared and counts["params"] and rng.random() < 0.3:
+                params.append([name, {"ref": rng.randrange(counts["params"])}])
+                continue
+            shape = [rng.randint(1, 4)] + ([rng.randint(1, 3)] if rng.random() < 0.5 else [])
+            params.append([name, {"shape": shape, "frozen": frozen and rng.random() < 0.5}])
+            counts["params"] += 1
+        children = []
+        if level < depth:
+            for name in rng.sample(_CHILD_NAMES, rng.randint(1, 3)):
+                if shared and counts["modules"] and rng.random() < 0.35:
+                    children.append([name, {"ref": rng.randrange(counts["modules"])}])
+                else:
+                    children.append([name, node(level + 1)])
+        counts["modules"] += 1  # numbered when finished: a reference points to a finished one
+        return {"params": params, "children": children}
+
+    return node(0)
+
+
+def _build(spec: dict) -> tuple[nn.Module, list[nn.Parameter]]:
+    """The real module tree of ``spec``, and its parameters in creation order."""
+    modules: list[nn.Module] = []
+    created: list[nn.Parameter] = []
+
+    def make(node: dict) -> nn.Module:
+        block = _Block()
+        for name, p in node["params"]:
+            if "ref" in p:
+                setattr(block, name, created[p["ref"]])
+                continue
+            param = nn.Parameter(np.full(p["shape"], len(created), dtype=float))
+            param.requires_grad_(not p["frozen"])
+            created.append(param)
+            setattr(block, name, param)
+        for name, child in node["children"]:
+            setattr(block, name, modules[child["ref"]] if "ref" in child else make(child))
+        modules.append(block)
+        return block
+
+    return make(spec), created
+
+
+def _expected_names(spec: dict) -> tuple[list[str], list[int]]:
+    """PyTorch's order, from the description alone: modules depth first, each once;
+    a module's own parameters before its children's; each parameter once."""
+    modules: list[dict] = []
+    count = [0]
+    param_index: dict[int, int] = {}
+
+    def number(node: dict) -> None:  # the creation numbers _build gives
+        for _, p in node["params"]:
+            if "ref" not in p:
+                param_index[id(p)] = count[0]
+                count[0] += 1
+        for _, child in node["children"]:
+            if "ref" not in child:
+                number(child)
+        modules.append(node)
+
+    number(spec)
+    seen_modules: set[int] = set()
+    seen_params: set[int] = set()
+    names: list[str] = []
+    which: list[int] = []
+
+    def walk(node: dict, prefix: str) -> None:
+        if id(node) in seen_modules:
+            return
+        seen_modules.add(id(node))
+        for name, p in node["params"]:
+            index = p["ref"] if "ref" in p else param_index[id(p)]
+            if index not in seen_params:
+                seen_params.add(index)
+                names.append(prefix + name)
+                which.append(index)
+        for name, child in node["children"]:
+            walk(modules[child["ref"]] if "ref" in child else child, f"{prefix}{name}.")
+
+    walk(spec, "")
+    return names, which
+
+
+def _tree_cases(depth: tuple[int, int], frozen: bool = False, shared: bool = False):
+    def cases(rng: random.Random) -> list[Case]:
+        return [{"tree": _draw_tree(rng, rng.randint(*depth), frozen, shared)} for _ in range(4)]
+
+    return cases
+
+
+def _run_walk(functions: dict, case: Case) -> dict:
+    module, created = _build(case["tree"])
+    index = {id(p): k for k, p in enumerate(created)}
+    names, which = [], []
+    for name, param in functions["named_parameters"](module):
+        names.append(name)
+        which.append(index.get(id(param), -1))
+    return {"names": names, "which": which}
+
+
+def _judge_walk(case: Case, seen: dict) -> str | None:
+    names, which = _expected_names(case["tree"])
+    got = seen.get("names")
+    if not isinstance(got, list) or not all(isinstance(n, str) for n in got):
+        return f"returned names that are {describe(got)}, not (name, parameter) pairs"
+    if sorted(got) != sorted(names):
+        return f"listed {len(got)} parameters for a tree that has {len(names)}"
+    if got != names:
+        return "the right names in the wrong order"
+    if seen.get("which") != which:
+        return "a name is paired with a parameter that is not the module's"
+    return None
+
+
+NAMED_PARAMETERS = register(
+    Exercise(
+        "08.named_parameters",
+        "Walking the module tree",
+        2,
+        "named_parameters(module) returns the list of (dotted name, parameter) pairs of "
+        "module and every module below it, each parameter once, in PyTorch's order.",
+        ("named_parameters",),
+        (
+            Check(
+                "a module's own parameters",
+                "a module's own parameters are in module._parameters (name -> parameter); "
+                "at the top the names have no prefix and no leading dot",
+                _tree_cases((0, 0)),
+                _run_walk,
+                _judge_walk,
+            ),
+            Check(
+                "nested modules get dotted names",
+                "recurse into module.named_children() with the prefix grown by the child's "
+                "name and a dot ('layer0.' then 'layer0.weight'); own parameters first",
+                _tree_cases((2, 3)),
+                _run_walk,
+                _judge_walk,
+            ),
+            Check(
+                "frozen parameters are still parameters",
+                "list every parameter, whatever its requires_grad: freezing is not removing",
+                _tree_cases((1, 2), frozen=True),
+                _run_walk,
+                _judge_walk,
+            ),
+            Check(
+                "a shared module or parameter is listed once",
+                "keep a set of the ids of the modules and parameters already seen, and skip "
+                "them the second time; an optimiser would otherwise update them twice a step",
+                _tree_cases((2, 3), shared=True),
+                _run_walk,
+                _judge_walk,
+            ),
+        ),
+    )
+)
+
+
+# --- 2. adam_step: one update of Adam ------------------------------------------
+
+
+def _adam_reference(case: Case) -> tuple[list[float], list[float], list[float]]:
+    """Textbook Adam on plain floats, one coordinate at a time."""
+    beta1, beta2 = case["betas"]
+    params, ms, vs = list(case["param"]), list(case["m"]), list(case["v"])
+    for step, grads in enumerate(case["grads"]):
+        t = case["t"] + step
+        for i, g in enumerate(grads):
+            ms[i] = beta1 * ms[i] + (1 - beta1) * g
+            vs[i] = beta2 * vs[i] + (1 - beta2) * g * g
+            m_hat, v_hat = ms[i] / (1 - beta1**t), vs[i] / (1 - beta2**t)
+            params[i] -= case["lr"] * m_hat / (math.sqrt(v_hat) + case["eps"])
+    return params, ms, vs
+
+
+def _adam_cases(steps: int, t: int, moments: bool, scale: float, eps: float = 1e-8):
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(3):
+            n = rng.randint(1, 6)
+            out.append(
+                {
+                    "param": [rng.uniform(-2, 2) for _ in range(n)],
+                    "m": [rng.uniform(-1, 1) * moments for _ in range(n)],
+                    "v": [rng.uniform(0, 1) * moments for _ in range(n)],
+                    "grads": [[rng.gauss(0, scale) for _ in range(n)] for _ in range(steps)],
+                    "t": t,
+                    "lr": rng.choice([1e-3, 1e-2, 0.1]),
+                    "betas": [rng.choice([0.9, 0.8]), rng.choice([0.999, 0.99])],
+                    "eps": eps,
+                }
+            )
+        return out
+
+    return cases
+
+
+def _run_adam(functions: dict, case: Case) -> dict:
+    param, m, v = (np.array(case[k], dtype=float) for k in ("param", "m", "v"))
+    for step, grad in enumerate(case["grads"]):
+        out = functions["adam_step"](
+            param.copy(),
+            np.array(grad),
+            m.copy(),
+            v.copy(),
+            case["t"] + step,
+            case["lr"],
+            tuple(case["betas"]),
+            case["eps"],
+        )
+        param, m, v = (np.array(a, dtype=float).reshape(-1) for a in out)
+    return {"param": param, "m": m, "v": v}
+
+
+def _judge_adam(keys: tuple[str, ...]):
+    def judge(case: Case, seen: dict) -> str | None:
+        want = dict(zip(("param", "m", "v"), _adam_reference(case), strict=True))
+        for key in keys:
+            got = as_floats(seen.get(key), len(case["param"]))
+            if got is None:
+                return f"returned {describe(seen.get(key))} as the new {key}"
+            if not np.allclose(got, want[key], rtol=1e-9, atol=1e-12):
+                return f"wrong {key} after {len(case['grads'])} step(s) from t={case['t']}"
+        return None
+
+    return judge
+
+
+ADAM = register(
+    Exercise(
+        "08.adam_step",
+        "Adam's update",
+        2,
+        "adam_step(param, grad, m, v, t, lr, betas, eps) returns (param, m, v) after one "
+        "Adam step t (t = 1 for the first step).",
+        ("adam_step",),
+        (
+            Check(
+                "the first step has length lr",
+                "at t = 1, m and v start at 0 and are biased towards it: divide m by "
+                "(1 - beta1**t) and v by (1 - beta2**t) before the update",
+                _adam_cases(1, 1, moments=False, scale=1.0),
+                _run_adam,
+                _judge_adam(("param",)),
+            ),
+            Check(
+                "the moments are running averages",
+                "m = beta1*m + (1 - beta1)*g and v = beta2*v + (1 - beta2)*g**2; return "
+                "these, not the bias-corrected m_hat, v_hat (those are only for the update)",
+                _adam_cases(1, 5, moments=True, scale=1.0),
+                _run_adam,
+                _judge_adam(("m", "v")),
+            ),
+            Check(
+                "twenty steps in a row",
+                "use t for the bias correction of step t (1, 2, 3, ...), and pass the new m "
+                "and v to the next step",
+                _adam_cases(20, 1, moments=False, scale=0.5),
+                _run_adam,
+                _judge_adam(("param", "m", "v")),
+            ),
+            Check(
+                "eps is added outside the square root",
+                "the step is lr * m_hat / (sqrt(v_hat) + eps); sqrt(v_hat + eps) differs "
+                "when gradients are tiny",
+                _adam_cases(1, 1, moments=False, scale=1e-8, eps=1e-8),
+                _run_adam,
+                _judge_adam(("param",)),
+            ),
+        ),
+        withheld=("micrograd_edu.optim.Adam",),
+    )
+)

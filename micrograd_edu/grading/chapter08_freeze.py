@@ -1,0 +1,173 @@
+"""Chapter 08's exercise 3: freezing layers.
+
+The oracle for the gradients that still flow is a backward pass of the same
+small network written out with numpy, never the engine under test.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from .. import nn
+from ..tensor import Tensor
+from .plain import as_floats
+from .registry import Case, Check, Exercise, register
+
+
+class _Pair(nn.Module):
+    """Two linear layers with a ReLU between them (the lecture's Net2 shape)."""
+
+    def __init__(self, first: nn.Linear, second: nn.Linear) -> None:
+        super().__init__()
+        self.layer0, self.layer1 = first, second
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.layer1(self.layer0(x).relu())
+
+
+def _freeze_cases(kind: str):
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(2):
+            n = 12 if kind == "long" else 3
+            sizes = [rng.randint(2, 4) for _ in range(n + 1)]
+            layers = [
+                {
+                    "weight": [
+                        [rng.gauss(0, 0.7) for _ in range(sizes[k])] for _ in range(sizes[k + 1])
+                    ],
+                    "bias": [rng.gauss(0, 0.5) for _ in range(sizes[k + 1])],
+                }
+                for k in range(n)
+            ]
+            if kind == "long":
+                names = ["1"]
+            elif kind == "nested":
+                names = ["0.layer1"]
+            else:
+                names = ["0.layer0", "1"]
+            x = [[rng.gauss(0, 1) for _ in range(sizes[0])] for _ in range(rng.randint(1, 4))]
+            out.append({"kind": kind, "layers": layers, "freeze": names, "x": x})
+        return out
+
+    return cases
+
+
+def _model(case: Case) -> nn.Module:
+    linears = []
+    for layer in case["layers"]:
+        w = np.array(layer["weight"])
+        linear = nn.Linear(w.shape[1], w.shape[0], seed=0)
+        linear.weight.data[...] = w
+        linear.bias.data[...] = layer["bias"]
+        linears.append(linear)
+    if case["kind"] == "long":
+        return nn.Sequential(*linears)
+    return nn.Sequential(_Pair(linears[0], linears[1]), linears[2])
+
+
+def _layer_names(case: Case) -> list[str]:
+    if case["kind"] == "long":
+        return [str(k) for k in range(len(case["layers"]))]
+    return ["0.layer0", "0.layer1", "1"]
+
+
+def _run_freeze(functions: dict, case: Case) -> dict:
+    model = _model(case)
+    functions["freeze"](model, list(case["freeze"]))
+    out = model(Tensor(case["x"]))
+    (out * out).sum().backward()
+    names, grads = [], []
+    for name, p in model.named_parameters():
+        names.append(name)
+        grads.append(None if p.grad is None else np.asarray(p.grad, dtype=float).reshape(-1))
+    return {"names": names, "grads": grads}
+
+
+def _numpy_gradients(case: Case) -> list[np.ndarray]:
+    """d(sum of squared outputs)/d(each weight and bias), by a hand-written backward."""
+    relu_after = [False] * len(case["layers"])
+    if case["kind"] != "long":
+        relu_after[0] = True  # inside the pair
+    h = np.array(case["x"])
+    inputs, masks = [], []
+    for layer, relu in zip(case["layers"], relu_after, strict=True):
+        inputs.append(h)
+        h = h @ np.array(layer["weight"]).T + np.array(layer["bias"])
+        masks.append((h > 0) if relu else np.ones_like(h, dtype=bool))
+        h = np.maximum(h, 0) if relu else h
+    g = 2 * h
+    grads: list[np.ndarray] = []
+    for k in reversed(range(len(case["layers"]))):
+        g = g * masks[k]
+        grads[:0] = [(g.T @ inputs[k]).reshape(-1), g.sum(axis=0)]
+        g = g @ np.array(case["layers"][k]["weight"])
+    return grads
+
+
+def _judge_freeze(part: str):
+    def judge(case: Case, seen: dict) -> str | None:
+        layers = _layer_names(case)
+        expected = [f"{layer}.{p}" for layer in layers for p in ("weight", "bias")]
+        names, grads = seen.get("names"), seen.get("grads")
+        if names != expected or not isinstance(grads, list) or len(grads) != len(expected):
+            return "the model lost or gained parameters (freeze must only switch requires_grad)"
+        frozen = {
+            f"{layer}.{p}"
+            for layer in layers
+            for p in ("weight", "bias")
+            if any(layer == n or layer.startswith(n + ".") for n in case["freeze"])
+        }
+        want = _numpy_gradients(case)
+        for name, got, exact in zip(names, grads, want, strict=True):
+            if name in frozen and part == "frozen" and got is not None:
+                return f"{name} still gets a gradient after freezing {case['freeze']}"
+            if name not in frozen:
+                values = as_floats(got, exact.size)
+                if values is None:
+                    return f"{name} gets no gradient, but it is not in {case['freeze']}"
+                if part == "others" and not np.allclose(values, exact, rtol=1e-8, atol=1e-10):
+                    return f"{name} gets a wrong gradient after freezing {case['freeze']}"
+        return None
+
+    return judge
+
+
+FREEZE = register(
+    Exercise(
+        "08.freeze",
+        "Freezing layers",
+        1,
+        "freeze(model, names) stops the sub-modules named in names (dotted names, as "
+        "named_modules gives them) from getting gradients; every other parameter still learns.",
+        ("freeze",),
+        (
+            Check(
+                "frozen layers get no gradient",
+                "call requires_grad_(False) on the named sub-module (or each of its "
+                "parameters); assigning module.requires_grad = False only adds an attribute",
+                _freeze_cases("nested"),
+                _run_freeze,
+                _judge_freeze("frozen"),
+            ),
+            Check(
+                "the other layers still get their full gradient",
+                "freezing must not cut the graph: the gradient still flows through a frozen "
+                "layer to the layers before it (no detach, no no_grad in forward)",
+                _freeze_cases("several"),
+                _run_freeze,
+                _judge_freeze("others"),
+            ),
+            Check(
+                "a name means a whole module ('1' is not '10')",
+                "compare whole names (dict(model.named_modules())[name]), not prefixes of "
+                "characters: freezing '1' must leave '10' and '11' alone",
+                _freeze_cases("long"),
+                _run_freeze,
+                _judge_freeze("frozen"),
+            ),
+        ),
+    )
+)

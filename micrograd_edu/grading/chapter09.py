@@ -1,0 +1,302 @@
+"""Chapter 09's exercises: mini-batches, recovering β, training to a target loss.
+
+Graded by what the student's code *achieves* on data the grader draws from its
+own seeds: every row in exactly one batch, the distance of the learned β from
+the true one, and the mean squared error of the trained model on held-out
+points the student never sees (noise variance 0.01 is the floor).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from ..data import piecewise_truth
+from .plain import as_floats, describe
+from .registry import Case, Check, Exercise, register
+
+# --- 1. minibatch_indices -----------------------------------------------------
+
+
+def reference_minibatch_indices(n: int, batch_size: int, rng: np.random.Generator) -> list:
+    """The reference split: one permutation, cut into consecutive batches."""
+    order = rng.permutation(n)
+    return [order[k : k + batch_size] for k in range(0, n, batch_size)]
+
+
+def _batch_cases(divides: bool):
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(4):
+            batch_size = rng.randint(2, 40)
+            n = batch_size * rng.randint(2, 12) + (0 if divides else rng.randint(1, batch_size - 1))
+            out.append({"n": n, "batch_size": batch_size, "seed": rng.randrange(2**31)})
+        return out
+
+    return cases
+
+
+def _run_batches(functions: dict, case: Case) -> dict:
+    rng = np.random.default_rng(case["seed"])
+    epochs = [functions["minibatch_indices"](case["n"], case["batch_size"], rng) for _ in range(2)]
+    return {
+        f"epoch{k}": [np.asarray(batch).reshape(-1).tolist() for batch in batches]
+        for k, batches in enumerate(epochs)
+    }
+
+
+def _epochs(seen: dict) -> tuple[list[list[list]], str | None]:
+    epochs = [seen.get("epoch0"), seen.get("epoch1")]
+    for epoch in epochs:
+        if not isinstance(epoch, list) or not all(isinstance(b, list) for b in epoch):
+            return [], f"returned {describe(epoch)}, not a list of index arrays"
+    return epochs, None
+
+
+def _judge_cover(case: Case, seen: dict) -> str | None:
+    epochs, problem = _epochs(seen)
+    if problem:
+        return problem
+    for epoch in epochs:
+        rows = sorted(i for batch in epoch for i in batch)
+        if rows != list(range(case["n"])):
+            return f"an epoch over n={case['n']} rows did not use each row exactly once"
+    return None
+
+
+def _judge_sizes(case: Case, seen: dict) -> str | None:
+    epochs, problem = _epochs(seen)
+    if problem:
+        return problem
+    n, size = case["n"], case["batch_size"]
+    want = [size] * (n // size) + ([n % size] if n % size else [])
+    if [len(b) for b in epochs[0]] != want:
+        return f"for n={n} and batch_size={size} the batch sizes should be {want[:3]}... {want[-1]}"
+    return None
+
+
+def _judge_shuffled(case: Case, seen: dict) -> str | None:
+    epochs, problem = _epochs(seen)
+    if problem:
+        return problem
+    first, second = ([i for b in epoch for i in b] for epoch in epochs)
+    if first == sorted(first):
+        return "the rows come in their stored order: shuffle them"
+    if first == second:
+        return "two epochs in a row used the same order"
+    return None
+
+
+MINIBATCHES = register(
+    Exercise(
+        "09.minibatch_indices",
+        "Mini-batches",
+        1,
+        "minibatch_indices(n, batch_size, rng) returns one epoch as a list of index arrays: "
+        "the rows 0..n-1 shuffled by rng, cut into batches of batch_size (the last may be "
+        "smaller).",
+        ("minibatch_indices",),
+        (
+            Check(
+                "every row exactly once per epoch",
+                "draw one permutation (rng.permutation(n)) and cut it: sampling with "
+                "replacement repeats rows, and dropping the last partial batch loses some",
+                _batch_cases(divides=False),
+                _run_batches,
+                _judge_cover,
+            ),
+            Check(
+                "batches of batch_size, the last one smaller",
+                "cut at 0, batch_size, 2*batch_size, ...; np.array_split(order, k) makes k "
+                "batches of nearly equal size instead",
+                _batch_cases(divides=False),
+                _run_batches,
+                _judge_sizes,
+            ),
+            Check(
+                "shuffled, and differently every epoch",
+                "use the rng you are given (not a new generator seeded inside the function), "
+                "so each call draws a new order",
+                _batch_cases(divides=True),
+                _run_batches,
+                _judge_shuffled,
+            ),
+        ),
+        withheld=("micrograd_edu.data.Batches",),
+    )
+)
+
+
+# --- 2. fit_linear: recover β by gradient descent --------------------------------
+
+_BETA_TOLERANCE = 0.02
+
+
+def _linear_cases(column: bool, scaled: bool):
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(2):
+            m = rng.randint(2, 8)
+            out.append(
+                {
+                    "seed": rng.randrange(2**31),
+                    "n": 4000,
+                    "beta": [rng.gauss(-1, 1) for _ in range(m)],
+                    "scales": [rng.uniform(0.5, 3) if scaled else 1.0 for _ in range(m)],
+                    "column": column,
+                }
+            )
+        return out
+
+    return cases
+
+
+def _run_linear(functions: dict, case: Case) -> dict:
+    rng = np.random.default_rng(case["seed"])
+    beta = np.array(case["beta"])
+    X = rng.uniform(-1, 1, size=(case["n"], len(beta))) * np.array(case["scales"])
+    y = X @ beta + rng.normal(0, 0.05, size=case["n"])
+    beta_hat = functions["fit_linear"](X, y[:, None] if case["column"] else y)
+    return {"beta": np.asarray(beta_hat, dtype=float)}
+
+
+def _judge_linear(case: Case, seen: dict) -> str | None:
+    m = len(case["beta"])
+    got = as_floats(seen.get("beta"), m)
+    if got is None:
+        return f"returned {describe(seen.get('beta'))}; expected {m} coefficients, shape ({m},)"
+    error = float(np.max(np.abs(np.array(got) - case["beta"])))
+    if error <= _BETA_TOLERANCE:
+        return None
+    return f"max |β̂ - β| = {error:.3g} for {m} features (needs at most {_BETA_TOLERANCE})"
+
+
+FIT_LINEAR = register(
+    Exercise(
+        "09.fit_linear",
+        "Recovering β",
+        2,
+        "fit_linear(X, y) fits y ≈ X β (no intercept) by gradient descent on the mean "
+        "squared error and returns β̂ with shape (m,); y is given as (n,) or (n, 1).",
+        ("fit_linear",),
+        (
+            Check(
+                "recovers β when y is a column (n, 1)",
+                "X @ beta has shape (n,); subtracting a (n, 1) y broadcasts to (n, n): "
+                "flatten y first (y.reshape(-1))",
+                _linear_cases(column=True, scaled=False),
+                _run_linear,
+                _judge_linear,
+            ),
+            Check(
+                "recovers β when y is flat (n,)",
+                "return one coefficient per feature, shape (m,); run enough steps that the "
+                "loss stops falling",
+                _linear_cases(column=False, scaled=False),
+                _run_linear,
+                _judge_linear,
+            ),
+            Check(
+                "recovers β when the features have different scales",
+                "a fixed learning rate that suits unit-scale features diverges on larger ones "
+                "and crawls on smaller ones: take the step from the data (e.g. lr = 1 / the "
+                "largest eigenvalue of (2/n) XᵀX) or standardise the columns and undo it",
+                _linear_cases(column=False, scaled=True),
+                _run_linear,
+                _judge_linear,
+            ),
+        ),
+    )
+)
+
+
+# --- 3. train_model: reach a target loss on held-out data ----------------------
+
+_NOISE = 0.1
+# name: (function, target MSE on held-out points, half-width of the band around 0 left out)
+TARGETS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], float, float]] = {
+    # The course's piecewise function jumps by 2 at 0. No ReLU network jumps: its error
+    # within a few hundredths of 0 depends on the draw of points there, not on the training,
+    # so the held-out error is measured away from the jump.
+    "piecewise": (piecewise_truth, 0.05, 0.05),
+    "wave": (lambda x: np.sin(4.0 * x) + 0.5 * x**2, 0.03, 0.0),
+    "kink": (lambda x: 2.0 * np.abs(x) - np.cos(6.0 * x), 0.03, 0.0),
+}
+
+
+def _train_cases(names: tuple[str, ...]):
+    def cases(rng: random.Random) -> list[Case]:
+        return [{"target": rng.choice(names), "seed": rng.randrange(2**31), "n": 1000, "test": 500}]
+
+    return cases
+
+
+def _split(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    f = TARGETS[case["target"]][0]
+    rng = np.random.default_rng(case["seed"])
+    x = rng.uniform(-1, 1, size=(case["n"] + case["test"], 1))
+    y = f(x) + rng.normal(0, _NOISE, size=x.shape)
+    n = case["n"]
+    return x[:n], y[:n], x[n:], y[n:]
+
+
+def _run_train(functions: dict, case: Case) -> dict:
+    x, y, x_test, _ = _split(case)  # the held-out targets stay with the judge
+    predict = functions["train_model"](x.copy(), y.copy(), case["seed"] % 1000)
+    return {"prediction": np.asarray(predict(x_test.copy()), dtype=float).reshape(-1)}
+
+
+def _judge_train(case: Case, seen: dict) -> str | None:
+    x, _, x_test, y_test = _split(case)
+    got = as_floats(seen.get("prediction"), case["test"])
+    if got is None:
+        return (
+            f"predict(x_test) returned {describe(seen.get('prediction'))}; expected one "
+            f"number per row of x_test ({case['test']} rows)"
+        )
+    _, target, band = TARGETS[case["target"]]
+    # Scored where the training data say something: inside the range of the training x
+    # (a steep edge a few thousandths beyond the last training point is a guess, not a fit).
+    inside = (x_test[:, 0] >= x.min()) & (x_test[:, 0] <= x.max())
+    kept = inside & (np.abs(x_test[:, 0]) > band)
+    mse = float(np.mean((np.array(got)[kept] - y_test[kept, 0]) ** 2))
+    if mse <= target:
+        return None
+    return f"held-out MSE {mse:.3g} on the '{case['target']}' data; the target is {target}"
+
+
+TRAIN_MODEL = register(
+    Exercise(
+        "09.train_model",
+        "Training to a target loss",
+        3,
+        "train_model(x, y, seed) trains a model on x (n, 1), y (n, 1) and returns "
+        "predict(x_new) -> predictions; graded by the mean squared error on held-out points "
+        "(noise variance 0.01) inside the range of the training x (for the piecewise data, "
+        "away from its jump at 0), within the grader's time limit.",
+        ("train_model",),
+        (
+            Check(
+                "held-out MSE within target on the piecewise data (away from the jump)",
+                "two hidden ReLU layers of width 128 (narrow ones get stuck now and then), "
+                "Adam with lr about 5e-3 on mini-batches of 32 for about 1,000 steps, then "
+                "a ten times smaller lr for a few hundred more to settle",
+                _train_cases(("piecewise",)),
+                _run_train,
+                _judge_train,
+            ),
+            Check(
+                "held-out MSE within target on another function",
+                "learn from the data you are given: nothing about the target function may be "
+                "built into the model",
+                _train_cases(("wave", "kink")),
+                _run_train,
+                _judge_train,
+            ),
+        ),
+        requires={"minibatch_indices": reference_minibatch_indices},
+        withheld=("micrograd_edu.data.Batches",),
+    )
+)

@@ -1,0 +1,151 @@
+"""Chapter 09's checks: correct answers pass on any seed, each mistake fails its check."""
+
+import numpy as np
+import pytest
+from test_grading_checks import failed_checks, grade  # chapter 01's helpers, shared
+
+from micrograd_edu import Tensor, nn, optim
+from micrograd_edu.grading import chapter
+from micrograd_edu.grading.registry import draw_cases, exercise, judge, observe
+
+
+def minibatch_indices(n, batch_size, rng):
+    order = rng.permutation(n)
+    return [order[k : k + batch_size] for k in range(0, n, batch_size)]
+
+
+def fit_linear(X, y, steps=500):
+    y = np.asarray(y, dtype=float).reshape(-1)
+    lr = 1.0 / np.linalg.eigvalsh(2.0 / len(X) * X.T @ X).max()
+    beta = np.zeros(X.shape[1])
+    for _ in range(steps):
+        beta -= lr * 2.0 / len(X) * X.T @ (X @ beta - y)
+    return beta
+
+
+def train_model(x, y, seed):
+    rng = np.random.default_rng(seed)
+    model = nn.Sequential(
+        nn.Linear(1, 128, seed=rng), nn.ReLU(), nn.Linear(128, 128, seed=rng), nn.ReLU(),
+        nn.Linear(128, 1, seed=rng),
+    )  # fmt: skip
+    opt = optim.Adam(model.parameters(), lr=5e-3)
+    for epoch in range(45):
+        if epoch == 30:
+            opt.lr = 5e-4
+        for batch in minibatch_indices(len(x), 32, rng):
+            opt.zero_grad()
+            loss = ((model(Tensor(x[batch])) - Tensor(y[batch])) ** 2).mean()
+            loss.backward()
+            opt.step()
+    return lambda x_new: model(Tensor(x_new)).data
+
+
+CORRECT = {
+    "minibatch_indices": minibatch_indices,
+    "fit_linear": fit_linear,
+    "train_model": train_model,
+}
+
+
+@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
+def test_reference_answers_pass_on_any_seed(seed):
+    for ex in chapter("09"):
+        if ex.id == "09.train_model":
+            continue  # a few seconds per seed: the test below runs it on three
+        result = grade(ex.id, CORRECT, seed)
+        assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
+
+
+@pytest.mark.parametrize("seed", ["b"])  # the public seed runs in the solution notebook
+def test_the_reference_training_reaches_the_targets(seed):
+    result = grade("09.train_model", CORRECT, seed)
+    assert result.passed, [(c.name, c.reason) for c in result.checks]
+
+
+def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
+    def with_replacement(n, batch_size, rng):
+        rows = rng.integers(0, n, size=n)
+        return [rows[k : k + batch_size] for k in range(0, n, batch_size)]
+
+    def drops_last(n, batch_size, rng):
+        return minibatch_indices(n, batch_size, rng)[: n // batch_size]
+
+    def equal_split(n, batch_size, rng):
+        return np.array_split(rng.permutation(n), -(-n // batch_size))
+
+    def fixed_seed(n, batch_size, rng):
+        return minibatch_indices(n, batch_size, np.random.default_rng(0))
+
+    def unshuffled(n, batch_size, rng):
+        return [np.arange(k, min(k + batch_size, n)) for k in range(0, n, batch_size)]
+
+    def fails(wrong):
+        return failed_checks(grade("09.minibatch_indices", {"minibatch_indices": wrong}))
+
+    assert "every row exactly once per epoch" in fails(with_replacement)
+    assert fails(drops_last) == {
+        "every row exactly once per epoch",
+        "batches of batch_size, the last one smaller",
+    }
+    assert fails(equal_split) == {"batches of batch_size, the last one smaller"}
+    assert fails(fixed_seed) == {"shuffled, and differently every epoch"}
+    assert fails(unshuffled) == {"shuffled, and differently every epoch"}
+
+
+def test_each_linear_mistake_fails_the_check_aimed_at_it():
+    def broadcasts(X, y):
+        # (n,) - (n, 1) makes an (n, n) residual: slow as well as wrong, so few steps here
+        beta = np.zeros(X.shape[1])
+        for _ in range(3):
+            beta -= 0.3 * 2.0 / len(X) * X.T @ (X @ beta - y).mean(axis=-1)
+        return beta
+
+    def fixed_lr(X, y):
+        y = np.asarray(y, dtype=float).reshape(-1)
+        beta = np.zeros(X.shape[1])
+        for _ in range(300):
+            beta -= 0.5 * 2.0 / len(X) * X.T @ (X @ beta - y)
+        return beta
+
+    def column(X, y):
+        return fit_linear(X, y)[:, None]
+
+    def fails(wrong):
+        return failed_checks(grade("09.fit_linear", {"fit_linear": wrong}))
+
+    assert "recovers β when y is a column (n, 1)" in fails(broadcasts)
+    assert fails(fixed_lr) == {"recovers β when the features have different scales"}
+    assert "recovers β when y is flat (n,)" in fails(column)
+
+
+def test_a_model_that_does_not_learn_fails_and_predictions_must_match_the_rows():
+    def mean_only(x, y, seed):
+        return lambda x_new: np.full(len(x_new), y.mean())
+
+    def one_number(x, y, seed):
+        return lambda x_new: 0.0
+
+    ex = "09.train_model"
+    assert grade(ex, {"train_model": mean_only}).score == 0
+    result = grade(ex, {"train_model": one_number})
+    assert "one number per row" in result.checks[0].reason
+
+
+def test_the_training_exercise_gets_the_reference_minibatches():
+    def train_with_broken_batches(x, y, seed):
+        batches = minibatch_indices_in_namespace(len(x), 32, np.random.default_rng(0))
+        assert sorted(np.concatenate(batches).tolist()) == list(range(len(x)))
+        return lambda x_new: np.zeros(len(x_new))
+
+    namespace = {"minibatch_indices": lambda n, b, rng: []}
+
+    def minibatch_indices_in_namespace(*args):
+        return namespace["minibatch_indices"](*args)
+
+    namespace["train_model"] = train_with_broken_batches
+    ex = exercise("09.train_model")
+    cases = draw_cases(ex, "x")
+    result = judge(ex, cases, observe(ex, namespace, cases))
+    assert all("AssertionError" not in c.reason for c in result.checks)
+    assert namespace["minibatch_indices"](3, 2, None) == []  # restored afterwards
