@@ -211,6 +211,23 @@ def test_mse_loss():
     np.testing.assert_allclose(p.grad, 2 * np.array([0.0, 1.0, 3.0]) / 3)
 
 
+def test_mse_loss_one_node_gives_both_gradients():
+    # mse_loss is one fused node: its gradients for the prediction and for a
+    # target that requires grad match central differences, and its float32
+    # prediction keeps float32 against a float64 target.
+    p0, t0 = RNG.normal(size=(4, 2)), RNG.normal(size=(4, 2))
+    p, t = leaf(p0), leaf(t0)
+    loss = mse_loss(p, t)
+    assert loss.op == "mse_loss" and loss.parents == (p, t)
+    loss.backward()
+    np.testing.assert_allclose(p.grad, central_gradient(lambda a: np.mean((a - t0) ** 2), p0))
+    np.testing.assert_allclose(t.grad, central_gradient(lambda b: np.mean((p0 - b) ** 2), t0))
+    p32 = Tensor(p0.astype(np.float32), requires_grad=True)
+    mse_loss(p32, t0).backward()
+    assert p32.grad.dtype == np.float32
+    np.testing.assert_allclose(p32.grad, 2 * (p0 - t0) / p0.size, rtol=1e-5)
+
+
 def test_float32_is_kept():
     x = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
     y = (x * 2.5 + 1).sum()
