@@ -130,6 +130,26 @@ def test_retain_grad_and_accumulation():
     np.testing.assert_allclose(x.grad, 18 * np.array([1.0, 2.0]) + 1)
 
 
+def test_a_node_waits_for_all_its_consumers():
+    # backward visits recorded tensors newest first; here `a` feeds the output
+    # directly and through a longer path made later (b, c), and `u`, made
+    # after `a`, is reached only through c. A node processed before all its
+    # gradient arrived would give a wrong sum: compare with central differences.
+    x0 = RNG.normal(size=3)
+
+    def f(x):
+        a = x * 2.0
+        u = (x * 0.5).exp()
+        b = a.tanh()
+        c = b * a + u
+        return (c * a + a).sum()
+
+    x = leaf(x0)
+    f(x).backward()
+    expected = central_gradient(lambda v: f(Tensor(v)).item(), x0)
+    np.testing.assert_allclose(x.grad, expected, rtol=1e-6)
+
+
 def test_shared_gradient_arrays_are_not_aliased():
     a, b = leaf([1.0]), leaf([2.0])
     (a + b).sum().backward()
