@@ -364,8 +364,9 @@ def _init(
     t: Tensor, array: np.ndarray, parents: tuple = (), fn: Op | None = None, saved: Any = None
 ) -> None:
     """Fill every slot of a new tensor: a leaf, or with ``fn`` the recorded
-    result of ``fn`` on ``parents`` (set here at once rather than overwritten
-    after, since assigning a slot is a large share of an operation's overhead)."""
+    result of ``fn`` on ``parents``. Each slot is set once, not filled as for a
+    leaf and then overwritten: the saving pays for the creation number
+    (``_order``, which backward sorts by), so recording costs no more with it."""
     t.data = array
     t.grad = None
     t.parents = parents
