@@ -130,6 +130,26 @@ def test_retain_grad_and_accumulation():
     np.testing.assert_allclose(x.grad, 18 * np.array([1.0, 2.0]) + 1)
 
 
+def test_a_node_waits_for_all_its_consumers():
+    # backward visits recorded tensors newest first; here `a` feeds the output
+    # directly and through a longer path made later (b, c), and `u`, made
+    # after `a`, is reached only through c. A node processed before all its
+    # gradient arrived would give a wrong sum: compare with central differences.
+    x0 = RNG.normal(size=3)
+
+    def f(x):
+        a = x * 2.0
+        u = (x * 0.5).exp()
+        b = a.tanh()
+        c = b * a + u
+        return (c * a + a).sum()
+
+    x = leaf(x0)
+    f(x).backward()
+    expected = central_gradient(lambda v: f(Tensor(v)).item(), x0)
+    np.testing.assert_allclose(x.grad, expected, rtol=1e-6)
+
+
 def test_shared_gradient_arrays_are_not_aliased():
     a, b = leaf([1.0]), leaf([2.0])
     (a + b).sum().backward()
@@ -209,6 +229,23 @@ def test_mse_loss():
     p = leaf([1.0, 2.0, 4.0])
     mse_loss(p, Tensor([1.0, 1.0, 1.0])).backward()
     np.testing.assert_allclose(p.grad, 2 * np.array([0.0, 1.0, 3.0]) / 3)
+
+
+def test_mse_loss_one_node_gives_both_gradients():
+    # mse_loss is one fused node: its gradients for the prediction and for a
+    # target that requires grad match central differences, and its float32
+    # prediction keeps float32 against a float64 target.
+    p0, t0 = RNG.normal(size=(4, 2)), RNG.normal(size=(4, 2))
+    p, t = leaf(p0), leaf(t0)
+    loss = mse_loss(p, t)
+    assert loss.op == "mse_loss" and loss.parents == (p, t)
+    loss.backward()
+    np.testing.assert_allclose(p.grad, central_gradient(lambda a: np.mean((a - t0) ** 2), p0))
+    np.testing.assert_allclose(t.grad, central_gradient(lambda b: np.mean((p0 - b) ** 2), t0))
+    p32 = Tensor(p0.astype(np.float32), requires_grad=True)
+    mse_loss(p32, t0).backward()
+    assert p32.grad.dtype == np.float32
+    np.testing.assert_allclose(p32.grad, 2 * (p0 - t0) / p0.size, rtol=1e-5)
 
 
 def test_float32_is_kept():

@@ -19,6 +19,7 @@ array([[2., 4.]])
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,7 @@ class Tensor:
         "label",
         "_fn",
         "_saved",
+        "_order",
         "_retains_grad",
         "_inference",
         "__weakref__",
@@ -353,18 +355,34 @@ attach_rules(Tensor, _unary, _binary)
 
 _new = object.__new__
 
+# Recorded tensors are numbered in creation order: a tensor always comes after
+# its inputs, which is the order backward needs (see autograd.run_backward).
+_creation = count()
 
-def _init(t: Tensor, array: np.ndarray) -> None:
+
+def _init(
+    t: Tensor, array: np.ndarray, parents: tuple = (), fn: Op | None = None, saved: Any = None
+) -> None:
+    """Fill every slot of a new tensor: a leaf, or with ``fn`` the recorded
+    result of ``fn`` on ``parents``. Each slot is set once, not filled as for a
+    leaf and then overwritten: the saving pays for the creation number
+    (``_order``, which backward sorts by), so recording costs no more with it."""
     t.data = array
     t.grad = None
-    t.requires_grad = False
-    t.parents = ()
-    t.op = ""
+    t.parents = parents
     t.label = ""
-    t._fn = None
-    t._saved = None
+    t._fn = fn
+    t._saved = saved
     t._retains_grad = False
     t._inference = STATE.inference
+    if fn is None:
+        t.requires_grad = False
+        t.op = ""
+        t._order = 0
+    else:
+        t.requires_grad = True
+        t.op = fn.name
+        t._order = next(_creation)
 
 
 def _leaf(array: Any) -> Tensor:
@@ -402,10 +420,8 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
         xs, needs = (inputs[0].data,), (inputs[0].requires_grad,)
     else:
         xs, needs = tuple([t.data for t in inputs]), tuple([t.requires_grad for t in inputs])
+    data = np.asarray(op.forward(*xs, *static))
     out = _new(Tensor)
-    _init(out, np.asarray(op.forward(*xs, *static)))
-    if STATE.tape is not None:
-        STATE.tape.append((op, inputs, out, needs, static))
     if True in needs and STATE.enabled:
         for t in inputs:
             if t._inference:
@@ -414,11 +430,11 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
                     "take part in a recorded computation; create it outside inference_mode() "
                     "or use no_grad() there instead (or .clone() it outside)"
                 )
-        out.requires_grad = True
-        out.parents = inputs
-        out.op = op.name
-        out._fn = op
-        out._saved = (xs, needs, static)
+        _init(out, data, inputs, op, (xs, needs, static))
+    else:
+        _init(out, data)
+    if STATE.tape is not None:
+        STATE.tape.append((op, inputs, out, needs, static))
     return out
 
 

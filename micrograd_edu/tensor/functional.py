@@ -62,8 +62,7 @@ def mse_loss(prediction: Tensor, target: Any) -> Tensor:
             f"{target_shape} must have the same shape (broadcasting here is usually a bug: "
             "reshape one of them)"
         )
-    difference = prediction - target
-    return (difference * difference).mean()  # d * d: the same, and cheaper than d ** 2
+    return apply(A.MSE_LOSS, prediction, target)
 
 
 def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
