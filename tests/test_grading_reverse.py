@@ -236,6 +236,17 @@ def test_recursion_error_is_named_in_the_reason():
     assert "RecursionError" in chain.reason and "stack" in chain.hint
 
 
+def test_a_node_listed_repeatedly_is_named_even_past_the_length_the_grader_reads():
+    # without a visited set the chain's shared constant is listed once per step:
+    # over 10,000 items, more than the grader reads, reported by length
+    result = grade("04.topological_order", {"topological_order": no_visited_set})
+    reasons = {c.name: c.reason for c in result.checks}
+    chain = reasons["a chain of 5000 nodes"]
+    assert chain.startswith("returned ") and int(chain.split()[1]) > 10_000
+    assert chain.endswith("items for a graph of 5002 nodes: each node must appear once")
+    assert "each node must appear once" in reasons["diamonds: shared nodes appear once"]
+
+
 @pytest.mark.parametrize(
     "exercise_id, rule, failing",
     [

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..graph import topological_order as _reference_order
 from ..rules import MATH, RULES
-from .plain import as_float, as_floats, close, describe
+from .plain import as_float, as_floats, close, describe, too_long
 from .registry import Case, Check, Exercise, register
 
 Graph = list[dict[str, Any]]
@@ -173,13 +173,17 @@ def _run_order(functions: dict, case: Case) -> dict:
 
 def _judge_order(case: Case, seen: dict) -> str | None:
     g, order = case["graph"], seen.get("order")
+    wanted = _ancestors(g)
+    repeated = f"for a graph of {len(wanted)} nodes: each node must appear once"
+    length = too_long(order)
+    if length is not None:  # too long for the grader to read: nodes listed repeatedly
+        return f"returned {length} items {repeated}"
     if not isinstance(order, list) or not all(type(i) is int for i in order):
         return f"returned {describe(order)}; expected a list of the graph's nodes"
     if -1 in order:
         return "the list holds something that is not a node of the graph"
     if len(set(order)) != len(order):
-        return "a node appears more than once in the order"
-    wanted = _ancestors(g)
+        return f"returned {len(order)} items {repeated}"
     if set(order) != wanted:
         return f"the order has {len(order)} nodes; the output depends on {len(wanted)}"
     position = {node: k for k, node in enumerate(order)}
@@ -222,7 +226,8 @@ TOPOLOGICAL_ORDER = register(
             Check(
                 "a chain of 5000 nodes",
                 "a recursive depth-first search raises RecursionError past about 1000 "
-                "levels: keep your own stack (a list) of nodes still to finish",
+                "levels: keep your own stack (a list) of nodes still to finish, and a set "
+                "of the nodes already listed",
                 _graph_cases(lambda rng: _chain(rng, 5000), 1),
                 _run_order,
                 _judge_order,
