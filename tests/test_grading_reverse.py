@@ -135,11 +135,12 @@ def make_value_class(mul_rule="right", tanh_rule="right"):
             if tanh_rule == "todo":
                 raise NotImplementedError()
             x = self.data
-            t = (
-                (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)
-                if tanh_rule == "exp"
-                else math.tanh(x)
-            )
+            if tanh_rule == "exp":
+                t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)
+            elif tanh_rule == "exp_x":
+                t = (math.exp(x) - math.exp(-x)) / (math.exp(x) + math.exp(-x))
+            else:
+                t = math.tanh(x)
             out = MyValue(t, (self,), "tanh")
 
             def _backward():
@@ -149,6 +150,8 @@ def make_value_class(mul_rule="right", tanh_rule="right"):
                     self.grad += (1 - x * x) * out.grad
                 elif tanh_rule == "no_chain":
                     self.grad += 1 - t * t
+                elif tanh_rule == "nothing":
+                    pass
                 else:
                     self.grad += (1 - t * t) * out.grad
 
@@ -255,9 +258,15 @@ def test_a_node_listed_repeatedly_is_named_even_past_the_length_the_grader_reads
         ("04.mul", {"mul_rule": "own_data"}, None),
         ("04.mul", {"mul_rule": "no_wrap"}, {"a * 2.5 and 2.5 * a: plain numbers"}),
         ("04.tanh", {"tanh_rule": "assign"}, {"a.tanh() + a.tanh(): a node used twice"}),
-        ("04.tanh", {"tanh_rule": "no_chain"}, {"tanh(3 tanh(a + b)): the chain rule"}),
-        ("04.tanh", {"tanh_rule": "self_data"}, None),
+        ("04.tanh", {"tanh_rule": "no_chain"}, {"gradients scale by out.grad"}),
+        ("04.tanh", {"tanh_rule": "self_data"}, {"tanh(a): the local derivative 1 - tanh²(a)"}),
         ("04.tanh", {"tanh_rule": "exp"}, {"tanh of a large number (|a| > 720)"}),
+        ("04.tanh", {"tanh_rule": "exp_x"}, {"tanh of a large number (|a| > 720)"}),
+        (
+            "04.tanh",
+            {"tanh_rule": "nothing"},
+            {"tanh(a): the local derivative 1 - tanh²(a)", "gradients scale by out.grad"},
+        ),
     ],
 )
 def test_value_rule_mistakes(exercise_id, rule, failing):
@@ -265,6 +274,21 @@ def test_value_rule_mistakes(exercise_id, rule, failing):
     assert not result.passed and all(c.hint for c in result.checks if not c.passed)
     if failing is not None:
         assert failed(result) == failing
+
+
+def test_tanh_reasons_and_hints_name_the_mistake_made():
+    def reasons(rule):
+        result = grade("04.tanh", {"MyValue": make_value_class(tanh_rule=rule)})
+        return {c.name: (c.reason, c.hint) for c in result.checks if not c.passed}
+
+    ((reason, hint),) = reasons("self_data").values()
+    assert "1 - a²" in reason and "input" in reason and "1 - out.data**2" in hint
+    ((reason, hint),) = reasons("no_chain").values()
+    assert "out.grad" in reason and "out.grad" in hint
+    ((reason, hint),) = reasons("assign").values()
+    assert "one tanh's contribution" in reason and "+=" in hint
+    ((reason, hint),) = reasons("exp_x").values()
+    assert "OverflowError" in reason and "math.tanh" in hint
 
 
 def test_mul_and_tanh_are_graded_independently():
