@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 __all__ = [
     "fd_error_plot",
@@ -106,22 +107,30 @@ def fd_error_plot(
         ms=3,
         label="central  (f(x+h) − f(x−h)) / 2h",
     )
-    for value, name in ((np.sqrt(eps), "√ε"), (np.cbrt(eps), "∛ε")):
-        ax.axvline(value, color="grey", ls="--", lw=1)
-        ax.annotate(
-            name,
-            (value, 0.12),
-            xycoords=("data", "axes fraction"),
-            xytext=(3, 0),
-            textcoords="offset points",
-        )
+    # √ε and ∛ε label their dashed lines from above the axes, where neither a curve
+    # nor the slider's marker can cover them; the regions' names go in a band kept free
+    # below the lowest error, which the vertical lines stop short of.
+    band = 0.1  # of the axes' height
+    marks = (np.sqrt(eps), np.cbrt(eps))
+    for value in marks:
+        ax.axvline(value, ymin=band, color="grey", ls="--", lw=1)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(marks, ["√ε", "∛ε"])
+    top.xaxis.set_minor_locator(NullLocator())
+    top.tick_params(length=3, color="grey")
     if h_marker is not None:
-        ax.axvline(h_marker, color="crimson", lw=2, label=f"h = {h_marker:.1e}")
-    ax.text(0.03, 0.04, "← rounding error dominates", transform=ax.transAxes)
-    ax.text(0.97, 0.04, "truncation error dominates →", transform=ax.transAxes, ha="right")
+        ax.axvline(h_marker, ymin=band, color="crimson", lw=2, label=f"h = {h_marker:.1e}")
+    low, high = ax.get_ylim()
+    ax.set_ylim(low / (high / low) ** (band / (1 - band)), high)
+    for x, text, align in (
+        (0.02, "← rounding error dominates", "left"),
+        (0.98, "truncation error dominates →", "right"),
+    ):
+        ax.text(x, 0.03, text, transform=ax.transAxes, ha=align, fontsize=9, color="0.25")
     ax.set_xlabel("step size h")
     ax.set_ylabel("absolute error")
-    ax.legend(loc="upper center", fontsize=8)
+    # Below the axes: inside, the vertical lines and the marker would cross it.
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
     return fig
 
 
