@@ -97,6 +97,23 @@ def test_other_plots_draw_their_data():
     assert heights == pytest.approx([1e-3, 0.2])
 
 
+@pytest.mark.parametrize(
+    "unit, forward, reverse",
+    [
+        ("passes", "forward mode: n passes (one per input)", "reverse mode: 3 backward passes"),
+        ("operations", "forward mode: n passes", "reverse mode: 1 forward + 3 backward passes"),
+    ],
+)
+def test_jacobian_cost_lines_say_what_they_count(unit, forward, reverse):
+    # In operations reverse mode's cost grows with n (each pass does), so no label may
+    # claim it is proportional to m alone
+    fig = plots.jacobian_cost_plot([1, 2, 4], [6, 24, 96], [24, 48, 96], m=3, unit=unit)
+    labels = [line.get_label() for line in fig.axes[0].lines]
+    assert labels[0] == forward and labels[1].startswith(reverse)
+    assert not any("∝" in label for label in labels)
+    assert fig.axes[0].get_ylabel() == f"cost ({unit})"
+
+
 def test_plots_refuse_empty_data():
     with pytest.raises(ValueError, match="fd_error_plot: h"):
         plots.fd_error_plot([], [], [])

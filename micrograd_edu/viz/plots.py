@@ -161,20 +161,43 @@ def jacobian_cost_plot(
     unit: str = "passes",
 ) -> Figure:
     """Cost of the Jacobian of f: ℝⁿ → ℝᵐ by forward mode (one pass per input)
-    and reverse mode (one pass per output), against the number of inputs ``n``.
-    Costs are in ``unit`` (passes, seconds, ...).
+    and reverse mode (one backward pass per output), against the number of inputs ``n``.
+    Costs are in ``unit`` (passes, seconds, ...); each line's label says what it counts.
+
+    >>> fig = jacobian_cost_plot([1, 2], [1, 2], [1, 1], m=1)
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['forward mode: n passes (one per input)', 'reverse mode: 1 backward pass (one per output)']
+    >>> fig = jacobian_cost_plot([1, 2], [3, 12], [6, 12], m=1, unit="operations")
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['forward mode: n passes', 'reverse mode: 1 forward + 1 backward pass']
     """
     n = _positive("jacobian_cost_plot: n", n)
     title = "Jacobian cost: forward vs. reverse mode"
     if m is not None:
         title += f" (m = {m} output{'' if m == 1 else 's'})"
     fig, ax = _axes(title)
-    ax.plot(n, _positive("forward_cost", forward_cost), "o-", label="forward mode (∝ n)")
-    ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label="reverse mode (∝ m)")
+    forward, reverse = _cost_labels(unit, m)
+    ax.plot(n, _positive("forward_cost", forward_cost), "o-", label=forward)
+    ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label=reverse)
     ax.set_xlabel("n (inputs)")
     ax.set_ylabel(f"cost ({unit})")
     ax.legend()
     return fig
+
+
+def _cost_labels(unit: str, m: int | None) -> tuple[str, str]:
+    """What each line of :func:`jacobian_cost_plot` counts. In passes, reverse mode's
+    line is its backward passes, flat in n; in any other unit (the y-axis names it)
+    both lines also grow with the size of a pass, and reverse mode's includes the
+    forward pass that records the graph."""
+    outputs = "m" if m is None else str(m)
+    passes = "pass" if m == 1 else "passes"
+    if unit == "passes":
+        return (
+            "forward mode: n passes (one per input)",
+            f"reverse mode: {outputs} backward {passes} (one per output)",
+        )
+    return "forward mode: n passes", f"reverse mode: 1 forward + {outputs} backward {passes}"
 
 
 def training_curves_plot(
