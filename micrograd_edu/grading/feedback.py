@@ -94,7 +94,7 @@ def check(
 
     ``namespace`` defaults to the caller's globals (the notebook's namespace).
     The checks stop after ``time_limit`` seconds (by default the batch grader's limit
-    per exercise, 10; ``None``: no limit), and the report then says so: an endless
+    per exercise; ``None``: no limit), and the report then says so: an endless
     loop in the student's code ends the check, not the session. The limit needs
     POSIX signals in the main thread, where Jupyter runs cells; on Windows, or from
     another thread, the checks run without one.
