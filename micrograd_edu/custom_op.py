@@ -138,15 +138,18 @@ def _vjp(g, out, xs, needs, cls, ctx, layout):
             result.append(np.zeros_like(x))
             continue
         grad = grad.data if isinstance(grad, Tensor) else np.asarray(grad)
+        # Counted from 1, as people count forward's arguments ("input 3 of 3" is the last).
+        which = f"input {i + 1} of {len(layout)}"
         if grad.shape != x.shape:
             raise ShapeError(
-                f"{name}.backward: the gradient for argument {i} has shape {grad.shape}, but "
-                f"that input has shape {x.shape}; a gradient has the shape of its input"
+                f"{name}.backward: the gradient for {which} has shape {grad.shape}, but "
+                f"{which} has shape {x.shape}; a gradient has the shape of its input "
+                "(return them in the order of forward's arguments)"
             )
         if grad.dtype != x.dtype:
             raise TypeError(
-                f"{name}.backward: the gradient for argument {i} has dtype {grad.dtype}, but "
-                f"that input has dtype {x.dtype}; a gradient has the dtype of its input"
+                f"{name}.backward: the gradient for {which} has dtype {grad.dtype}, but "
+                f"{which} has dtype {x.dtype}; a gradient has the dtype of its input"
             )
         result.append(grad)
     return tuple(result)

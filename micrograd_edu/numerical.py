@@ -216,8 +216,9 @@ class GradcheckResult:
     """The verdict of :func:`gradcheck`: truthy iff every element is within tolerance.
 
     The worst element is the one furthest outside (or closest to leaving) its
-    tolerance ``atol + rtol * |numeric|``: ``input`` says which argument holds it,
-    ``index`` where inside that argument (``()`` for a scalar).
+    tolerance ``atol + rtol * |numeric|``: ``input`` says which argument holds it
+    (an index, from 0; the text counts from 1, "input 2 of 3"), ``index`` where inside
+    that argument (``()`` for a scalar).
     """
 
     passed: bool
@@ -228,13 +229,15 @@ class GradcheckResult:
     error: float
     tolerance: float
     evaluations: int
+    inputs: int = 1  # how many arguments f took
 
     def __bool__(self) -> bool:
         return self.passed
 
     def __repr__(self) -> str:
         verdict = "passed" if self.passed else "FAILED"
-        where = f"input {self.input}" + (f" at {list(self.index)}" if self.index else "")
+        where = f"input {self.input + 1} of {self.inputs}"
+        where += f" at {list(self.index)}" if self.index else ""
         return (
             f"gradcheck {verdict}: worst element {where}: analytic {self.analytic:.10g}, "
             f"numeric {self.numeric:.10g}, |error| {self.error:.3g} "
@@ -301,7 +304,7 @@ def gradcheck(
     (True, 0, 0.877583)
     >>> bad = gradcheck(math.sin, 0.5, grad_fn=lambda x: -math.cos(x))
     >>> bad
-    gradcheck FAILED: worst element input 0: analytic -0.8775825619, ...
+    gradcheck FAILED: worst element input 1 of 1: analytic -0.8775825619, ...
     """
     _check_callable(f, "gradcheck")
     if not inputs:
@@ -402,6 +405,7 @@ def gradcheck(
         error=float(error[k]),
         tolerance=float(tolerance[k]),
         evaluations=evaluations,
+        inputs=len(inputs),
     )
 
 

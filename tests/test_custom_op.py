@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from micrograd_edu import Function, Tensor, freeze, topological_order
+from micrograd_edu import Function, ShapeError, Tensor, freeze, topological_order
 
 RNG = np.random.default_rng(1)
 
@@ -106,3 +106,27 @@ def test_function_inside_a_frozen_step():
         for g, t in zip(got, (X3, W3, b3), strict=True):
             np.testing.assert_allclose(g, t.grad)
         W.grad = b.grad = None
+
+
+def test_a_wrong_gradient_names_its_input_counting_from_one():
+    class LinearBadBias(Linear):
+        @staticmethod
+        def backward(ctx, grad):
+            x, w = ctx.saved_tensors
+            return grad @ w.T, x.T @ grad, grad.sum(axis=1)  # the bias's sum on the wrong axis
+
+    X, W, b = params()
+    y = LinearBadBias.apply(X, W, b)
+    message = r"LinearBadBias.backward: the gradient for input 3 of 3 has shape \(5,\), "
+    with pytest.raises(ShapeError, match=message + r"but input 3 of 3 has shape \(2,\)"):
+        y.sum().backward()
+
+    class LinearFloat32Weights(Linear):
+        @staticmethod
+        def backward(ctx, grad):
+            x, w = ctx.saved_tensors
+            return grad @ w.T, (x.T @ grad).data.astype(np.float32), grad.sum(axis=0)
+
+    y = LinearFloat32Weights.apply(*params())
+    with pytest.raises(TypeError, match=r"gradient for input 2 of 3 has dtype float32"):
+        y.sum().backward()

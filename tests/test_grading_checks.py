@@ -7,7 +7,7 @@ import pytest
 
 from micrograd_edu import check
 from micrograd_edu.grading import EXERCISES, chapter, exercise, register
-from micrograd_edu.grading.plain import as_floats, to_plain
+from micrograd_edu.grading.plain import as_floats, describe, to_plain
 from micrograd_edu.grading.registry import Exercise, draw_cases, judge, observe
 
 EPS = 2.0**-52
@@ -227,6 +227,13 @@ def test_plain_data_never_calls_a_returned_objects_methods():
     assert to_plain(np.array([1, 2], dtype=object)) == {"unsupported": "ndarray"}
     assert to_plain((np.float32(0.5), np.int64(3))) == [0.5, 3]
     assert as_floats(to_plain(np.array([1.0, 2.0])), 2) == [1.0, 2.0]
+
+
+def test_plain_data_reports_a_too_long_answer_by_its_length():
+    assert to_plain(list(range(10_001))) == {"too_long": 10_001}
+    assert to_plain(np.zeros((200, 60))) == {"too_long": 12_000}
+    assert to_plain([0.0] * 10_000) == [0.0] * 10_000
+    assert "12000 items" in describe(to_plain(np.zeros(12_000)))
 
 
 def test_in_notebook_check_reports_without_revealing_answers():

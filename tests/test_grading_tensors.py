@@ -228,3 +228,10 @@ def test_the_package_own_unbroadcast_and_engine_are_withheld_while_grading(tmp_p
     assert float(row["06.unbroadcast"]) == 0 and float(row["06.matmul_backward"]) == 0
     assert float(row["score"]) == 0
     assert "micrograd_edu.tensor.Tensor is withheld" in results.read_text()
+
+
+def test_the_jacobian_hint_guides_without_giving_the_code():
+    (ex,) = [e for e in chapter("07") if e.id == "07.linear_jacobian"]
+    hints = " ".join(check.hint for check in ex.checks)
+    assert "kron" not in hints and "np." not in hints and "eye" not in hints
+    assert "block-diagonal" in hints and "row is the entry of Y" in hints

@@ -145,9 +145,17 @@ def test_str_uses_minimal_parentheses(expr, text):
     [
         (4 - 8 * x, "4 - 8 x"),
         (x1**2 / 3, r"\frac{x_{1}^{2}}{3}"),
-        (x.sin() ** 2, r"\sin\left(x\right)^{2}"),
-        (x.sqrt() * abs(y), r"\sqrt{x} \cdot \left|y\right|"),
-        (x.sigmoid(), r"\operatorname{sigmoid}\left(x\right)"),
+        (x.sin() ** 2, r"\sin(x)^{2}"),
+        (x.sqrt() * abs(y), r"\sqrt{x} \cdot \left\vert y \right\vert"),
+        (x.sigmoid(), r"\operatorname{sigmoid}(x)"),
+        # exp of a normal argument is e^{...}; wrapped where it is a power's base
+        (x.exp(), "e^{x}"),
+        (x.exp() ** 2, r"\left(e^{x}\right)^{2}"),
+        (2 * (x * y).exp(), r"2 e^{x \cdot y}"),
+        # a tall argument: \left( ... \right), with \! against the operator's thin space
+        ((1 / x).exp(), r"\exp\!\left(\frac{1}{x}\right)"),
+        ((x / 2).log(), r"\log\!\left(\frac{x}{2}\right)"),
+        (abs(x / 2), r"\left\vert \frac{x}{2} \right\vert"),
         (-(x + 1), r"-\left(x + 1\right)"),
         # Between numbers, juxtaposition would read as one number or a mixed fraction.
         (4 * (4 * x), r"4 \cdot 4 x"),
@@ -155,7 +163,7 @@ def test_str_uses_minimal_parentheses(expr, text):
         (2 * Constant(3) ** x, r"2 \cdot 3^{x}"),
         (3 * (2 / x), r"3 \cdot \frac{2}{x}"),
         (Constant(1e-05) * x, r"1e-05 \cdot x"),
-        (Constant(-2) * x.sin(), r"-2 \sin\left(x\right)"),
+        (Constant(-2) * x.sin(), r"-2 \sin(x)"),
         (0.5 * (x + 1), r"0.5 \left(x + 1\right)"),
     ],
 )
@@ -210,10 +218,24 @@ def _assert_renders(tex: str) -> None:
         ((x + 1) * (x - 1) - x * x, "-1"),
         ((2 * x - 1) / 2, "-0.5 + x"),
         ((x * x).sin() + (y - 2) * (y + 2), "sin(x**2) + (-4 + y**2)"),
+        # one fraction bar: (u/v)/w is u/(v*w), and a repeated factor a power
+        (-(x / y) / y, "-x/y**2"),
+        ((x.sin() / 2) / 3, "sin(x)/6"),
+        (x.sin() * x.sin(), "sin(x)**2"),
+        (-x.tan() * -x.tan(), "tan(x)**2"),
+        (x.exp() / -(y.sin() / x.cos()), "-exp(x)/(sin(y)/cos(x))"),
     ],
 )
 def test_simplify(expr, text):
     assert str(simplify(expr)) == text
+
+
+def test_the_quotient_rules_partial_prints_with_one_fraction_bar():
+    a, b = Symbol("a"), Symbol("b")
+    d = diff(a / b, b)
+    assert simplify(d).latex() == r"-\frac{a}{b^{2}}"
+    at = {"a": 1.3, "b": 0.6}
+    assert simplify(d).evaluate(**at) == pytest.approx(-1.3 / 0.36, rel=1e-14)
 
 
 def test_simplify_keeps_values_and_shrinks():
@@ -450,3 +472,4 @@ def test_latex_is_well_formed_and_never_runs_numbers_together(e):
     assert shown.startswith("$") and shown.endswith("$")
     _assert_renders(shown)  # balanced braces, \left and \right in pairs, known commands
     assert not re.search(r"\d (\d|\\frac)", shown), shown
+    assert "|" not in shown  # it would end a Markdown table's cell

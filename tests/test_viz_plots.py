@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from matplotlib.figure import Figure
 
 from micrograd_edu.doctor import doctor
 from micrograd_edu.viz import check_renderer, check_widgets, plots
@@ -18,19 +17,56 @@ from micrograd_edu.viz.widgets import (
 )
 
 
-def test_fd_error_plot_marks_sqrt_and_cbrt_eps():
-    h = np.logspace(-12, -1, 12)
-    errors = [fd_errors(math.exp, 1.0, 0.0, x) for x in h]
-    fig = plots.fd_error_plot(
-        h, [e["forward_error"] for e in errors], [e["central_error"] for e in errors]
+def fd_plot(h_marker=None):
+    h = np.logspace(-15, -1, 57)  # the chapter 01 slider's grid, on exp at 1
+    errors = [fd_errors(math.exp, math.e, 1.0, x) for x in h]
+    return plots.fd_error_plot(
+        h,
+        [e["forward_error"] for e in errors],
+        [e["central_error"] for e in errors],
+        h_marker=h_marker,
     )
-    ax = fig.axes[0]
-    assert isinstance(fig, Figure) and ax.get_xscale() == ax.get_yscale() == "log"
+
+
+def test_fd_error_plot_marks_sqrt_and_cbrt_eps():
+    ax = fd_plot().axes[0]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
     vertical = sorted(line.get_xdata()[0] for line in ax.lines[2:])
     assert vertical == pytest.approx([np.sqrt(plots.EPS), np.cbrt(plots.EPS)])
+    (top,) = ax.child_axes  # the marks are named on a secondary axis above the plot
+    assert [t.get_text() for t in top.get_xticklabels()] == ["√ε", "∛ε"]
+    assert list(top.get_xticks()) == pytest.approx(vertical)
     texts = {t.get_text() for t in ax.texts}
-    assert {"√ε", "∛ε"} <= texts
     assert any("rounding" in t for t in texts) and any("truncation" in t for t in texts)
+
+
+def drawn_points(line, steps=20):
+    """Points along a drawn line (between its vertices too), in display coordinates."""
+    xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+    t = np.linspace(0, 1, steps)[:, None, None]
+    return (xy[:-1] + t * (xy[1:] - xy[:-1])).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("h_marker", [None, 1e-8, 1.5e-8, 1e-5, 6e-6, 1e-2])
+def test_fd_error_plot_labels_collide_with_nothing(h_marker):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = fd_plot(h_marker)
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    frame = ax.get_window_extent(renderer)
+    labels = [t.get_window_extent(renderer) for t in ax.texts]
+    (legend,) = fig.legends
+    assert legend.get_window_extent(renderer).y1 <= frame.y0  # below the axes
+    for box in labels:
+        for line in ax.lines:
+            x, y = drawn_points(line).T
+            inside = (box.x0 < x) & (x < box.x1) & (box.y0 < y) & (y < box.y1)
+            assert not inside.any(), (line.get_label(), box)
+    assert not labels[0].overlaps(labels[1])
+    for mark in ax.child_axes[0].get_xticklabels():  # above the axes, where nothing is drawn
+        assert mark.get_window_extent(renderer).y0 >= frame.y1
 
 
 def test_finite_differences_behave_as_the_theory_says():
@@ -59,6 +95,23 @@ def test_other_plots_draw_their_data():
     fig = plots.gradient_flow_plot({"layer 1": [1e-3, -1e-3], "layer 2": np.array([0.1, 0.3])})
     heights = [p.get_height() for p in fig.axes[0].patches]
     assert heights == pytest.approx([1e-3, 0.2])
+
+
+@pytest.mark.parametrize(
+    "unit, forward, reverse",
+    [
+        ("passes", "forward mode: n passes (one per input)", "reverse mode: 3 backward passes"),
+        ("operations", "forward mode: n passes", "reverse mode: 1 forward + 3 backward passes"),
+    ],
+)
+def test_jacobian_cost_lines_say_what_they_count(unit, forward, reverse):
+    # In operations reverse mode's cost grows with n (each pass does), so no label may
+    # claim it is proportional to m alone
+    fig = plots.jacobian_cost_plot([1, 2, 4], [6, 24, 96], [24, 48, 96], m=3, unit=unit)
+    labels = [line.get_label() for line in fig.axes[0].lines]
+    assert labels[0] == forward and labels[1].startswith(reverse)
+    assert not any("∝" in label for label in labels)
+    assert fig.axes[0].get_ylabel() == f"cost ({unit})"
 
 
 def test_plots_refuse_empty_data():

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .notebook import NotebookError, code_cells, read_notebook
 from .registry import Exercise, ExerciseResult, broken, draw_cases, judge
+from .time_limit import EXERCISE_SECONDS
 
 __all__ = ["Limits", "Row", "grade_submission", "require_posix"]
 
@@ -39,7 +40,7 @@ _STARTUP_SECONDS = 30.0  # allowance for the child to import Python and numpy, l
 
 @dataclass(frozen=True)
 class Limits:
-    timeout: float = 10.0  # seconds for the notebook's cells, and again for each exercise
+    timeout: float = EXERCISE_SECONDS  # for the notebook's cells, and again for each exercise
     memory_mb: int = 1024
     file_mb: int = 16
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..graph import topological_order as _reference_order
 from ..rules import MATH, RULES
-from .plain import as_float, as_floats, close, describe
+from .plain import as_float, as_floats, close, describe, too_long
 from .registry import Case, Check, Exercise, register
 
 Graph = list[dict[str, Any]]
@@ -173,13 +173,17 @@ def _run_order(functions: dict, case: Case) -> dict:
 
 def _judge_order(case: Case, seen: dict) -> str | None:
     g, order = case["graph"], seen.get("order")
+    wanted = _ancestors(g)
+    repeated = f"for a graph of {len(wanted)} nodes: each node must appear once"
+    length = too_long(order)
+    if length is not None:  # too long for the grader to read: nodes listed repeatedly
+        return f"returned {length} items {repeated}"
     if not isinstance(order, list) or not all(type(i) is int for i in order):
         return f"returned {describe(order)}; expected a list of the graph's nodes"
     if -1 in order:
         return "the list holds something that is not a node of the graph"
     if len(set(order)) != len(order):
-        return "a node appears more than once in the order"
-    wanted = _ancestors(g)
+        return f"returned {len(order)} items {repeated}"
     if set(order) != wanted:
         return f"the order has {len(order)} nodes; the output depends on {len(wanted)}"
     position = {node: k for k, node in enumerate(order)}
@@ -222,7 +226,8 @@ TOPOLOGICAL_ORDER = register(
             Check(
                 "a chain of 5000 nodes",
                 "a recursive depth-first search raises RecursionError past about 1000 "
-                "levels: keep your own stack (a list) of nodes still to finish",
+                "levels: keep your own stack (a list) of nodes still to finish, and a set "
+                "of the nodes already listed",
                 _graph_cases(lambda rng: _chain(rng, 5000), 1),
                 _run_order,
                 _judge_order,
@@ -377,25 +382,96 @@ MUL = register(
 )
 
 
-def _tanh_at(low: float, high: float) -> Callable[[random.Random], Case]:
+# 04.tanh's checks each aim at one mistake, and only the first judges the local
+# derivative against 1 - tanh²: the others compare the student's gradients with the
+# student's OWN local derivative (measured on a fresh node with out.grad = 1), so a
+# wrong derivative fails one check, not all of them.
+
+
+def _tanh_case(low: float, high: float, **observe: bool) -> Callable[[random.Random], Case]:
+    """Draw ``a`` in ±[low, high]; ``observe`` adds ``upstream`` and/or ``twice``."""
+
     def make(rng: random.Random) -> Case:
-        a = _number(rng, low, high)
-        t = math.tanh(a)
-        return {"leaves": [a], "steps": [["tanh", 0]], "text": "a.tanh()", "exact": [1 - t * t]}
+        case: Case = {"a": _number(rng, low, high)}
+        if observe.get("upstream"):
+            case["upstream"] = _number(rng, 1.5, 3.0)
+        return {**case, "twice": bool(observe.get("twice"))}
 
     return make
 
 
-def _tanh_twice(rng: random.Random) -> Case:
-    a = _number(rng)
-    steps = [["tanh", 0], ["tanh", 0], ["add", 1, 2]]
-    return {"leaves": [a], "steps": steps, "text": "a.tanh() + a.tanh()"}
+def _probe_tanh(make: Callable[[float], Any], a: float, upstream: float) -> tuple[Any, Any]:
+    """A fresh ``MyValue(a).tanh()``, backward with ``out.grad = upstream``: (out.data, a.grad)."""
+    x = make(a)
+    out = x.tanh()
+    out.grad = upstream
+    out._backward()
+    return out.data, x.grad
 
 
-def _tanh_inside(rng: random.Random) -> Case:
-    a, b = _number(rng), _number(rng)
-    steps = [["add", 0, 1], ["tanh", 2], ["add", 3, 3], ["add", 4, 3], ["tanh", 5]]
-    return {"leaves": [a, b], "steps": steps, "text": "tanh(3 tanh(a + b))"}
+def _run_tanh(functions: dict, case: Case) -> dict:
+    make, a = functions["MyValue"], case["a"]
+    value, local = _probe_tanh(make, a, 1.0)
+    seen = {"value": value, "local": local}
+    if "upstream" in case:
+        seen["scaled"] = _probe_tanh(make, a, case["upstream"])[1]
+    if case["twice"]:
+        x = make(a)
+        _reference_backward(x.tanh() + x.tanh())
+        seen["twice"] = x.grad
+    return seen
+
+
+def _numbers(seen: dict, *keys: str) -> tuple[list[float], str | None]:
+    """The observations ``keys`` as floats, or ``([], the reason one is not a number)``."""
+    got: list[float] = []
+    for key in keys:
+        number = as_float(seen.get(key))
+        if number is None:
+            what = "out.data" if key == "value" else "a.grad"
+            return [], f"{what} is {describe(seen.get(key))}; expected a number"
+        got.append(number)
+    return got, None
+
+
+def _judge_tanh_value(case: Case, seen: dict) -> str | None:
+    got, problem = _numbers(seen, "value")
+    if problem or close(got[0], math.tanh(case["a"]), 1e-9, 1e-12):
+        return problem
+    return f"out.data is not tanh(a) for a = {case['a']}"
+
+
+def _judge_tanh_local(case: Case, seen: dict) -> str | None:
+    got, problem = _numbers(seen, "local")
+    a = case["a"]
+    if problem or close(got[0], 1 - math.tanh(a) ** 2, 1e-9, 1e-12):
+        return problem
+    if got[0] == 0.0:
+        return "a.grad is still 0 after out._backward(): _backward must add to self.grad"
+    if close(got[0], 1 - a * a, 1e-9, 1e-12):
+        return f"for a = {a}, a.grad is 1 - a²: the derivative is written with the input a"
+    return f"for a = {a}, a.grad is not 1 - tanh²(a) (with out.grad = 1)"
+
+
+def _judge_tanh_scaled(case: Case, seen: dict) -> str | None:
+    got, problem = _numbers(seen, "local", "scaled")
+    if problem:
+        return problem
+    (local, scaled), upstream = got, case["upstream"]
+    if local == 0.0 and scaled == 0.0:
+        return f"a.grad stays 0 when out.grad = {upstream}"
+    if close(scaled, upstream * local, 1e-9, 1e-15):
+        return None
+    return f"with out.grad = {upstream}, a.grad is not {upstream} times its value for out.grad = 1"
+
+
+def _judge_tanh_twice(case: Case, seen: dict) -> str | None:
+    got, problem = _numbers(seen, "local", "twice")
+    if problem or close(got[1], 2 * got[0], 1e-9, 1e-15):
+        return problem
+    if close(got[1], got[0], 1e-9, 1e-15):
+        return "a.grad holds one tanh's contribution, not the sum of both"
+    return "a.grad is not the sum of the two tanh nodes' contributions"
 
 
 TANH = register(
@@ -408,34 +484,42 @@ TANH = register(
         ("MyValue",),
         (
             Check(
-                "tanh(a): value and derivative",
-                "d tanh(x)/dx = 1 - tanh(x)²: use out.data (the tanh), not self.data, "
-                "and square it",
-                _cases(_tanh_at(0.05, 3.0)),
-                _run_expression,
-                _judge_expression,
+                "tanh(a): the value",
+                "out.data is tanh(self.data): compute it with math.tanh",
+                _cases(_tanh_case(0.05, 3.0)),
+                _run_tanh,
+                _judge_tanh_value,
             ),
             Check(
-                "tanh(3 tanh(a + b)): the chain rule",
+                "tanh(a): the local derivative 1 - tanh²(a)",
+                "d tanh(x)/dx = 1 - tanh(x)², written with the OUTPUT t = tanh(x): "
+                "1 - out.data**2, not 1 - self.data**2",
+                _cases(_tanh_case(0.05, 3.0)),
+                _run_tanh,
+                _judge_tanh_local,
+            ),
+            Check(
+                "gradients scale by out.grad",
                 "multiply the local derivative by out.grad, the gradient arriving from above",
-                _cases(_tanh_inside, 3),
-                _run_expression,
-                _judge_expression,
+                _cases(_tanh_case(0.05, 3.0, upstream=True), 3),
+                _run_tanh,
+                _judge_tanh_scaled,
             ),
             Check(
                 "a.tanh() + a.tanh(): a node used twice",
-                "two tanh nodes both send a gradient to a: accumulate with +=",
-                _cases(_tanh_twice, 3),
-                _run_expression,
-                _judge_expression,
+                "two tanh nodes both send a gradient to a: accumulate with +=, never "
+                "assign grad with =",
+                _cases(_tanh_case(0.05, 3.0, twice=True), 3),
+                _run_tanh,
+                _judge_tanh_twice,
             ),
             Check(
                 "tanh of a large number (|a| > 720)",
-                "(e^{2x} - 1) / (e^{2x} + 1) overflows once e^{2x} exceeds the largest "
-                "float: use math.tanh",
-                _cases(_tanh_at(720.0, 900.0), 3),
-                _run_expression,
-                _judge_expression,
+                "math.exp overflows past 709, so e^x, e^{2x} or cosh(x) do for large |x|: "
+                "compute out.data with math.tanh, and the derivative from out.data",
+                _cases(_tanh_case(720.0, 900.0), 3),
+                _run_tanh,
+                _judge_tanh_value,
             ),
         ),
     )

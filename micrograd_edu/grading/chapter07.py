@@ -74,9 +74,11 @@ JACOBIAN = register(
         (
             Check(
                 "matches finite differences on non-square shapes",
-                "∂Y[i, j]/∂X[p, q] is W[q, j] when i = p and 0 otherwise: the matrix has "
-                "B·H2 rows and B·H1 columns; with W (not Wᵀ) in the blocks the shape is "
-                "transposed — in numpy it is np.kron(np.eye(B), W.T)",
+                "∂Y[i, j]/∂X[p, q] is W[q, j] when i = p and 0 otherwise. The row is the "
+                "entry of Y (row i·H2 + j), the column the entry of X (column p·H1 + q), "
+                "so the matrix is B·H2 × B·H1 and block-diagonal: example i's row of Y "
+                "depends only on example i's row of X, through an H2 × H1 block whose "
+                "entry (j, q) is W[q, j] (W transposed), the same block for every example",
                 _layer_cases(),
                 _run_jacobian,
                 _judge_jacobian,

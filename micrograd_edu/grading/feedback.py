@@ -14,7 +14,9 @@ import sys
 from collections.abc import MutableMapping
 from typing import Any
 
-from .registry import ExerciseResult, draw_cases, exercise, judge, observe
+from .registry import ExerciseResult, broken, draw_cases, exercise, judge, observe
+from .time_limit import EXERCISE_SECONDS, TimeLimitExceeded
+from .time_limit import time_limit as limit
 
 __all__ = ["check", "Feedback", "PUBLIC_SEED"]
 
@@ -83,10 +85,19 @@ def _advice(status: str) -> str:
     return "the grader stopped this exercise; fix what the reason names"
 
 
-def check(exercise_id: str, namespace: MutableMapping[str, Any] | None = None) -> Feedback | None:
+def check(
+    exercise_id: str,
+    namespace: MutableMapping[str, Any] | None = None,
+    time_limit: float | None = EXERCISE_SECONDS,
+) -> Feedback | None:
     """Run the public checks of ``exercise_id`` on the functions defined in the notebook.
 
     ``namespace`` defaults to the caller's globals (the notebook's namespace).
+    The checks stop after ``time_limit`` seconds (by default the batch grader's limit
+    per exercise; ``None``: no limit), and the report then says so: an endless
+    loop in the student's code ends the check, not the session. The limit needs
+    POSIX signals in the main thread, where Jupyter runs cells; on Windows, or from
+    another thread, the checks run without one.
 
     >>> def central_difference(f, x, h):
     ...     return (f(x + h) - f(x - h)) / (2 * h)
@@ -99,4 +110,9 @@ def check(exercise_id: str, namespace: MutableMapping[str, Any] | None = None) -
     if namespace is None:
         namespace = sys._getframe(1).f_globals
     cases = draw_cases(ex, PUBLIC_SEED)
-    return Feedback(judge(ex, cases, observe(ex, namespace, cases)))
+    try:
+        with limit(time_limit):
+            observed = observe(ex, namespace, cases)
+    except TimeLimitExceeded:
+        return Feedback(broken(ex, f"took longer than {time_limit:g} s (an endless loop?)"))
+    return Feedback(judge(ex, cases, observed))

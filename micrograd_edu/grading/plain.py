@@ -16,14 +16,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["to_plain", "as_float", "as_floats", "describe"]
+__all__ = ["to_plain", "as_float", "as_floats", "describe", "too_long"]
 
+# The parent reads at most this many items of a list or array: a submission must
+# not make it parse (or judge) an unbounded answer. A longer one is reported by length.
 _MAX_ITEMS = 10_000
 _NUMPY_SCALARS = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8)
 
 
 def to_plain(value: Any, depth: int = 0) -> Any:
     """``value`` as plain JSON data, or ``{"unsupported": type name}``.
+
+    A list, tuple or array of more than 10,000 items becomes ``{"too_long": length}``.
 
     >>> to_plain([1.5, (2, None)])
     [1.5, [2, None]]
@@ -33,17 +37,32 @@ def to_plain(value: Any, depth: int = 0) -> Any:
     ...     def __eq__(self, other): return True
     >>> to_plain(Liar(1.0))
     {'unsupported': 'Liar'}
+    >>> to_plain(list(range(10_001)))
+    {'too_long': 10001}
     """
     kind = type(value)  # type() reads the object's real class; __class__ can lie
     if value is None or kind in (bool, int, float, str):
         return value if kind is not str else value[:1000]
     if kind in _NUMPY_SCALARS:
         return value.item()
-    if kind is np.ndarray and value.dtype.kind in "biuf" and value.size <= _MAX_ITEMS:
-        return value.tolist()
-    if kind in (list, tuple) and depth < 4 and len(value) <= _MAX_ITEMS:
+    if kind is np.ndarray and value.dtype.kind in "biuf":
+        return value.tolist() if value.size <= _MAX_ITEMS else {"too_long": value.size}
+    if kind in (list, tuple) and depth < 4:
+        if len(value) > _MAX_ITEMS:
+            return {"too_long": len(value)}
         return [to_plain(item, depth + 1) for item in value]
     return {"unsupported": kind.__name__}
+
+
+def too_long(value: Any) -> int | None:
+    """The length of a list :func:`to_plain` found too long to read, else ``None``.
+
+    >>> too_long(to_plain([0] * 20_000)), too_long([1, 2])
+    (20000, None)
+    """
+    if isinstance(value, dict) and type(value.get("too_long")) is int:
+        return value["too_long"]
+    return None
 
 
 def describe(value: Any) -> str:
@@ -51,7 +70,12 @@ def describe(value: Any) -> str:
 
     >>> describe({"unsupported": "Liar"}), describe([1.0, 2.0]), describe(None)
     ('an object of type Liar', 'a list of 2 items', 'None')
+    >>> describe({"too_long": 20000})
+    'a list of 20000 items (more than the 10000 the grader reads)'
     """
+    length = too_long(value)
+    if length is not None:
+        return f"a list of {length} items (more than the {_MAX_ITEMS} the grader reads)"
     if isinstance(value, dict) and "unsupported" in value:
         return f"an object of type {value['unsupported']}"
     if isinstance(value, list):

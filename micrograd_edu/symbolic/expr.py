@@ -253,6 +253,37 @@ def size(expr: Expr) -> int:
 _LATEX_FUNCTIONS = {"sin", "cos", "tan", "tanh", "exp", "log"}  # names LaTeX knows as \sin, ...
 
 
+def _format_function(op: str, part: str, latex: bool) -> str:
+    r"""``op`` applied to its argument's text ``part``.
+
+    In LaTeX a function name is an operator, and TeX puts a thin space between an
+    operator and a ``\left(`` group ("exp (x)"): an argument of normal height gets plain
+    parentheses, and a tall one (a fraction) ``\!\left(`` to take the space back.
+    ``exp`` of a normal argument is ``e^{x}``; ``|x|`` uses ``\vert``, since a bare
+    ``|`` would end a Markdown table's cell.
+
+    >>> x = Symbol("x")
+    >>> for f in (x.exp(), x.sin(), (1 / x).exp(), abs(x), x.sigmoid()):
+    ...     print(f.latex())
+    e^{x}
+    \sin(x)
+    \exp\!\left(\frac{1}{x}\right)
+    \left\vert x \right\vert
+    \operatorname{sigmoid}(x)
+    """
+    if not latex:
+        return f"{op}({part})"
+    if op == "sqrt":
+        return rf"\sqrt{{{part}}}"
+    if op == "abs":
+        return rf"\left\vert {part} \right\vert"
+    tall = r"\frac" in part
+    if op == "exp" and not tall:
+        return f"e^{{{part}}}"
+    name = rf"\{op}" if op in _LATEX_FUNCTIONS else rf"\operatorname{{{op}}}"
+    return rf"{name}\!\left({part}\right)" if tall else f"{name}({part})"
+
+
 def _precedence(e: Expr) -> int:
     if isinstance(e, Constant):
         return _PRECEDENCE["neg"] if e.value < 0 else _ATOM
@@ -284,14 +315,7 @@ def _format(node: Expr, parts: list[str], latex: bool) -> str:
         return f"{split[1]}_{{{split[2]}}}" if split else node.name
     op, args = node.op, node.args
     if op in FUNCTIONS:
-        if not latex:
-            return f"{op}({parts[0]})"
-        if op == "sqrt":
-            return rf"\sqrt{{{parts[0]}}}"
-        if op == "abs":
-            return rf"\left|{parts[0]}\right|"
-        name = rf"\{op}" if op in _LATEX_FUNCTIONS else rf"\operatorname{{{op}}}"
-        return rf"{name}\left({parts[0]}\right)"
+        return _format_function(op, parts[0], latex)
     if op == "neg":
         a = args[0]
         return "-" + wrap(parts[0], _precedence(a) < _PRECEDENCE["mul"] or parts[0][0] == "-")
@@ -304,6 +328,8 @@ def _format(node: Expr, parts: list[str], latex: bool) -> str:
     right = wrap(pb, _precedence(b) < p or (_precedence(b) == p and op in ("sub", "div")))
     right = wrap(right, right[0] == "-")  # x + (-3), x*(-y)
     if latex and op == "pow":
+        if a.op == "exp" and left.startswith("e^"):  # (e^{x})^{2}, not a double superscript
+            left = wrap(left, True)
         return f"{left}^{{{pb}}}"
     if latex and op == "mul":
         # A plain number before a letter or a bracket reads as a coefficient (4 x, 2 \sin x);

@@ -49,6 +49,8 @@ def _rewrite(op: str, a: Expr, b: Expr | None = None) -> Expr:
     if op == "mul":
         if _is(a, 0) or _is(b, 0):
             return Constant(0)
+        if isinstance(a, Constant) and isinstance(b, Constant):  # from (u/2)/3 below
+            return Constant(a.value * b.value)
         if isinstance(b, Constant):  # constants first: 3*sin(x)
             a, b = b, a
         if isinstance(a, Constant) and b.op == "mul" and isinstance(b.args[0], Constant):
@@ -56,20 +58,29 @@ def _rewrite(op: str, a: Expr, b: Expr | None = None) -> Expr:
         if _is(a, 1) or _is(a, -1):
             return b if _is(a, 1) else _negate(b)
         if a.op == "neg" or b.op == "neg":  # pull the sign out: -(x*y)
-            strip = lambda e: e.args[0] if e.op == "neg" else e
-            product = strip(a) * strip(b)
-            return product if a.op == b.op == "neg" else -product
-        return a * b
+            return _signed(op, a, b)
+        return a**2 if a == b else a * b  # sin(x)*sin(x) is sin(x)**2
     if op == "div":
         if _is(b, 1) or _is(a, 0):
             return a
         if a == b:
             return Constant(1)
+        if a.op == "neg" or b.op == "neg":  # -(a/b)
+            return _signed(op, a, b)
+        if a.op == "div":  # (u/v)/w is u/(v*w): one fraction bar, not two
+            return _rewrite("div", a.args[0], _rewrite("mul", a.args[1], b))
         return a / b
     # pow
     if _is(b, 0) or _is(a, 1):
         return Constant(1)
     return a if _is(b, 1) else a**b
+
+
+def _signed(op: str, a: Expr, b: Expr) -> Expr:
+    """``a op b`` (a product or a quotient) with the signs of negated arguments pulled out."""
+    strip = lambda e: e.args[0] if e.op == "neg" else e
+    result = _rewrite(op, strip(a), strip(b))
+    return result if (a.op == "neg") == (b.op == "neg") else _negate(result)
 
 
 def _simplified(expr: Any) -> tuple[Expr, _Poly | None]:
@@ -105,6 +116,8 @@ def simplify(expr: Expr) -> Expr:
     -1 + x**2
     >>> simplify(x.exp() * 1 + 0 * x.sin() - (-(-x.log())) ** 1)
     exp(x) - log(x)
+    >>> simplify(-(x.sin() / x.cos()) / x.cos())
+    -sin(x)/cos(x)**2
     """
     return _simplified(expr)[0]
 

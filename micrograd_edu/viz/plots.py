@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 __all__ = [
     "fd_error_plot",
@@ -106,22 +107,30 @@ def fd_error_plot(
         ms=3,
         label="central  (f(x+h) − f(x−h)) / 2h",
     )
-    for value, name in ((np.sqrt(eps), "√ε"), (np.cbrt(eps), "∛ε")):
-        ax.axvline(value, color="grey", ls="--", lw=1)
-        ax.annotate(
-            name,
-            (value, 0.12),
-            xycoords=("data", "axes fraction"),
-            xytext=(3, 0),
-            textcoords="offset points",
-        )
+    # √ε and ∛ε label their dashed lines from above the axes, where neither a curve
+    # nor the slider's marker can cover them; the regions' names go in a band kept free
+    # below the lowest error, which the vertical lines stop short of.
+    band = 0.1  # of the axes' height
+    marks = (np.sqrt(eps), np.cbrt(eps))
+    for value in marks:
+        ax.axvline(value, ymin=band, color="grey", ls="--", lw=1)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks(marks, ["√ε", "∛ε"])
+    top.xaxis.set_minor_locator(NullLocator())
+    top.tick_params(length=3, color="grey")
     if h_marker is not None:
-        ax.axvline(h_marker, color="crimson", lw=2, label=f"h = {h_marker:.1e}")
-    ax.text(0.03, 0.04, "← rounding error dominates", transform=ax.transAxes)
-    ax.text(0.97, 0.04, "truncation error dominates →", transform=ax.transAxes, ha="right")
+        ax.axvline(h_marker, ymin=band, color="crimson", lw=2, label=f"h = {h_marker:.1e}")
+    low, high = ax.get_ylim()
+    ax.set_ylim(low / (high / low) ** (band / (1 - band)), high)
+    for x, text, align in (
+        (0.02, "← rounding error dominates", "left"),
+        (0.98, "truncation error dominates →", "right"),
+    ):
+        ax.text(x, 0.03, text, transform=ax.transAxes, ha=align, fontsize=9, color="0.25")
     ax.set_xlabel("step size h")
     ax.set_ylabel("absolute error")
-    ax.legend(loc="upper center", fontsize=8)
+    # Below the axes: inside, the vertical lines and the marker would cross it.
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
     return fig
 
 
@@ -152,20 +161,43 @@ def jacobian_cost_plot(
     unit: str = "passes",
 ) -> Figure:
     """Cost of the Jacobian of f: ℝⁿ → ℝᵐ by forward mode (one pass per input)
-    and reverse mode (one pass per output), against the number of inputs ``n``.
-    Costs are in ``unit`` (passes, seconds, ...).
+    and reverse mode (one backward pass per output), against the number of inputs ``n``.
+    Costs are in ``unit`` (passes, seconds, ...); each line's label says what it counts.
+
+    >>> fig = jacobian_cost_plot([1, 2], [1, 2], [1, 1], m=1)
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['forward mode: n passes (one per input)', 'reverse mode: 1 backward pass (one per output)']
+    >>> fig = jacobian_cost_plot([1, 2], [3, 12], [6, 12], m=1, unit="operations")
+    >>> [line.get_label() for line in fig.axes[0].lines]
+    ['forward mode: n passes', 'reverse mode: 1 forward + 1 backward pass']
     """
     n = _positive("jacobian_cost_plot: n", n)
     title = "Jacobian cost: forward vs. reverse mode"
     if m is not None:
         title += f" (m = {m} output{'' if m == 1 else 's'})"
     fig, ax = _axes(title)
-    ax.plot(n, _positive("forward_cost", forward_cost), "o-", label="forward mode (∝ n)")
-    ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label="reverse mode (∝ m)")
+    forward, reverse = _cost_labels(unit, m)
+    ax.plot(n, _positive("forward_cost", forward_cost), "o-", label=forward)
+    ax.plot(n, _positive("reverse_cost", reverse_cost), "s-", label=reverse)
     ax.set_xlabel("n (inputs)")
     ax.set_ylabel(f"cost ({unit})")
     ax.legend()
     return fig
+
+
+def _cost_labels(unit: str, m: int | None) -> tuple[str, str]:
+    """What each line of :func:`jacobian_cost_plot` counts. In passes, reverse mode's
+    line is its backward passes, flat in n; in any other unit (the y-axis names it)
+    both lines also grow with the size of a pass, and reverse mode's includes the
+    forward pass that records the graph."""
+    outputs = "m" if m is None else str(m)
+    passes = "pass" if m == 1 else "passes"
+    if unit == "passes":
+        return (
+            "forward mode: n passes (one per input)",
+            f"reverse mode: {outputs} backward {passes} (one per output)",
+        )
+    return "forward mode: n passes", f"reverse mode: 1 forward + {outputs} backward {passes}"
 
 
 def training_curves_plot(

@@ -1,0 +1,78 @@
+"""A wall-clock limit for code run in the notebook's own process (the in-notebook check).
+
+A student's endless loop should end the check, not hang the cell until the
+kernel is interrupted. The only way to stop running Python code from inside
+the same process is a signal: on POSIX, in the main thread (where Jupyter runs
+cells), ``signal.setitimer`` delivers ``SIGALRM`` after the limit and the
+handler raises :class:`TimeLimitExceeded`. A timer or ``SIGALRM`` handler set
+before is put back afterwards. Elsewhere (Windows, a thread other than the
+main one) the code runs without a limit. The batch grader does not need this:
+it runs submissions in a child process that it kills.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["EXERCISE_SECONDS", "TimeLimitExceeded", "time_limit", "can_limit"]
+
+# Seconds an exercise's checks may take: the batch grader's default per exercise, and the
+# in-notebook check's, so that the notebook stops what the grade would stop. The checks
+# take well under a second, except training a model (a few seconds on a loaded machine).
+EXERCISE_SECONDS = 10.0
+
+
+class TimeLimitExceeded(BaseException):
+    """Raised in the code that ran past its limit.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``), so that the ``except Exception``
+    around each case, or in the student's code, does not swallow it.
+    """
+
+
+def can_limit() -> bool:
+    """Whether :func:`time_limit` can stop code here (POSIX, main thread)."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`TimeLimitExceeded` in the body once it has run ``seconds``.
+
+    ``None``, or a platform where it cannot work (see :func:`can_limit`), means no limit.
+
+    >>> with time_limit(5.0):
+    ...     total = sum(range(1000))
+    >>> try:
+    ...     with time_limit(0.05):
+    ...         while True:
+    ...             pass
+    ... except TimeLimitExceeded:
+    ...     print("stopped")
+    stopped
+    """
+    if seconds is None or not can_limit():
+        yield
+        return
+
+    def on_alarm(signum: int, frame: object) -> None:
+        raise TimeLimitExceeded(f"took longer than {seconds:g} s")
+
+    handler = signal.signal(signal.SIGALRM, on_alarm)
+    start = time.monotonic()
+    delay, interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:  # even if the alarm went off just before it was cancelled
+            # None: a handler installed from C, which Python cannot put back; the default then
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if handler is None else handler)
+            if delay > 0:  # someone else's timer: what is left of it (due now if it expired)
+                left = max(delay - (time.monotonic() - start), 1e-6)
+                signal.setitimer(signal.ITIMER_REAL, left, interval)
