@@ -29,8 +29,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m ipykernel install --user --name micrograd-edu --display-name "Python (micrograd_edu)" >/dev/null
 	touch $(STAMP)
 
+# Jupyter refuses to run as root unless told; containers and CI machines often are root.
+ifeq ($(shell id -u 2>/dev/null),0)
+  ROOT_FLAG := --allow-root
+endif
+
+# The server's root is the repository, so exercises/ is one click away; the browser
+# opens on the first chapter, with the file browser in notebooks/.
 course: install
-	$(BIN)/jupyter lab notebooks/ --port=$(PORT) $(BROWSER_FLAG)
+	$(BIN)/jupyter lab notebooks/00_welcome.ipynb --ServerApp.root_dir=. --port=$(PORT) $(BROWSER_FLAG) $(ROOT_FLAG)
 
 lint: install
 	$(BIN)/ruff check .
