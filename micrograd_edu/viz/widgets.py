@@ -152,7 +152,7 @@ class TrainingPanel(_Panel):
             value=learning_rate, base=10, min=-4, max=0, description="learning rate"
         )
         self.width = w.IntSlider(value=width, min=1, max=128, description="width")
-        self.depth = w.IntSlider(value=depth, min=1, max=6, description="depth")
+        self.depth = w.IntSlider(value=depth, min=1, max=12, description="depth")
         self.epochs = w.IntSlider(value=epochs, min=1, max=5000, description="epochs")
         self.button = w.Button(description="Train", button_style="primary")
         self.progress = w.IntProgress(value=0, min=0, max=1, description="progress")
