@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..graph import topological_order
 from ..rules import RULES
-from .expr import SYMBOLIC, Constant, Expr, Symbol, _is, _lift, _negate, _postorder
+from .expr import SYMBOLIC, Constant, Expr, Symbol, _is, _lift, _negate
 
 
 class Step(NamedTuple):
@@ -64,7 +65,7 @@ def diff(expr: Expr, var: Symbol, steps: list[Step] | None = None) -> Expr:
         )
     root = _lift(expr, "diff")
     derivative: dict[int, Expr] = {}
-    for node in _postorder(root):
+    for node in topological_order(root):
         if isinstance(node, (Constant, Symbol)):
             derivative[id(node)] = Constant(1 if node == var else 0)
             continue

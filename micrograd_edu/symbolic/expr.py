@@ -20,6 +20,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ..functions import attach_rules
+from ..graph import topological_order
 from ..rules import MATH, RULES, Rule, check_domain
 
 #: Rules written with Python operators; every other unary rule is a function node.
@@ -44,6 +45,12 @@ class Expr:
     __slots__ = ()
     args: tuple[Expr, ...]
 
+    @property
+    def parents(self) -> tuple[Expr, ...]:
+        # The graph protocol's name for the arguments, so that walks over an
+        # expression use graph.topological_order like every other engine.
+        return self.args
+
     def __pos__(self) -> Expr:
         return self
 
@@ -65,7 +72,7 @@ class Expr:
         1.25
         """
         results: dict[int, float] = {}
-        for node in _postorder(self):
+        for node in topological_order(self):
             if isinstance(node, Constant):
                 value = float(node.value)
             elif isinstance(node, Symbol):
@@ -185,23 +192,7 @@ attach_rules(Expr, _unary, _binary)
 SYMBOLIC = SimpleNamespace(**{name: _function(name) for name in FUNCTIONS})
 
 
-# ----------------------------------------------------------------------------- traversal
-
-
-def _postorder(root: Expr) -> list[Expr]:
-    """Each distinct node once, arguments before the node (iterative: deep trees are fine)."""
-    order: list[Expr] = []
-    seen: set[int] = set()
-    stack = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((a, False) for a in reversed(node.args))
-    return order
+# ----------------------------------------------------------------------------- structure
 
 
 def _head(e: Expr) -> Any:
@@ -243,7 +234,7 @@ def size(expr: Expr) -> int:
     """
     root = _lift(expr, "size")
     sizes: dict[int, int] = {}
-    for node in _postorder(root):
+    for node in topological_order(root):
         sizes[id(node)] = 1 + sum(sizes[id(a)] for a in node.args)
     return sizes[id(root)]
 
@@ -297,7 +288,7 @@ def _negative(e: Expr) -> bool:
 def _render(root: Expr, latex: bool) -> str:
     """Text (or LaTeX) of every node from its arguments' text, with minimal parentheses."""
     text: dict[int, str] = {}
-    for node in _postorder(root):
+    for node in topological_order(root):
         text[id(node)] = _format(node, [text[id(a)] for a in node.args], latex)
     return text[id(root)]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..graph import topological_order
 from .expr import (
     FUNCTIONS,
     Apply,
@@ -22,7 +23,6 @@ from .expr import (
     _negate,
     _negative,
     _normal,
-    _postorder,
     _render,
 )
 from .polynomial import _from_poly, _Poly, _polynomial
@@ -96,7 +96,7 @@ def _simplified(expr: Any) -> tuple[Expr, _Poly | None]:
             exprs[id(node)] = _from_poly(*polys[id(node)])
         return exprs[id(node)]
 
-    for node in _postorder(root):
+    for node in topological_order(root):
         poly = _polynomial(node, [polys[id(a)] for a in node.args])
         if poly is None:
             result = _rewrite(node.op, *(expression(a) for a in node.args))
