@@ -313,8 +313,9 @@ def gradcheck(
         for i, x in enumerate(inputs):
             if not _is_node(x):
                 raise TypeError(
-                    f"gradcheck: input {i} is a {type(x).__name__}, not an engine node with .data "
-                    "and .grad; pass leaves (Value, Tensor), or plain data together with grad_fn="
+                    f"gradcheck: input {i + 1} of {len(inputs)} is a {type(x).__name__}, not an "
+                    "engine node with .data and .grad; pass leaves (Value, Tensor), or plain data "
+                    "together with grad_fn="
                 )
     else:
         _check_callable(grad_fn, "gradcheck (grad_fn)")
@@ -361,8 +362,8 @@ def gradcheck(
         g = np.asarray(g, dtype=float)
         if g.shape != a.shape:
             raise ValueError(
-                f"gradcheck: the gradient of input {i} has shape {g.shape} but the input has "
-                f"shape {a.shape}; a gradient must have its input's shape"
+                f"gradcheck: the gradient of input {i + 1} of {len(inputs)} has shape {g.shape} "
+                f"but the input has shape {a.shape}; a gradient must have its input's shape"
             )
         analytic.append(g.reshape(-1))
 

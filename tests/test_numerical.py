@@ -312,8 +312,12 @@ def test_gradcheck_with_a_gradient_function_of_an_array():
         (lambda: forward_difference(lambda t: [t, t], 1.0), ValueError, "returned 2 values"),
         (lambda: loglog_slope([1.0], [1.0], 1e-3, 1e-1), ValueError, "at least two"),
         (lambda: gradcheck(math.sin), ValueError, "gradcheck: give at least one input"),
-        (lambda: gradcheck(math.sin, 1.0), TypeError, "input 0 is a float, not an engine"),
-        (lambda: gradcheck(np.sum, np.ones(2)), TypeError, "input 0 is a ndarray, not an engine"),
+        (lambda: gradcheck(math.sin, 1.0), TypeError, "input 1 of 1 is a float, not an engine"),
+        (
+            lambda: gradcheck(np.sum, np.ones(2)),
+            TypeError,
+            "input 1 of 1 is a ndarray, not an engine",
+        ),
         (lambda: gradcheck(2, Scalar(1.0)), TypeError, "gradcheck: f must be a function"),
         (
             lambda: gradcheck(lambda v: 3.0, Scalar(1.0)),
@@ -328,7 +332,7 @@ def test_gradcheck_with_a_gradient_function_of_an_array():
         (
             lambda: gradcheck(np.sum, np.ones(3), grad_fn=lambda x: np.ones(2)),
             ValueError,
-            "input 0 has shape (2,) but the input has shape (3,)",
+            "input 1 of 1 has shape (2,) but the input has shape (3,)",
         ),
         (
             lambda: gradcheck(np.cos, np.ones(3), grad_fn=lambda x: -np.sin(x)),
