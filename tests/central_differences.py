@@ -1,5 +1,5 @@
-"""The oracle the tensor tests share: central differences, computed here with numpy
-alone, never with the engine under test."""
+"""The oracle the tests share: central differences, computed here with numpy alone,
+never with the engine under test (for scalars, pass the point as a list or a 0-d array)."""
 
 import numpy as np
 
