@@ -52,7 +52,7 @@ class Parameter(Tensor):
     """
 
     def __init__(self, data: Any, requires_grad: bool = True) -> None:
-        super().__init__(np.array(data, dtype=np.float64), requires_grad=requires_grad)
+        super().__init__(data, requires_grad=requires_grad, dtype=np.float64)
 
     def __repr__(self) -> str:
         return f"Parameter containing:\n{super().__repr__()}"

@@ -20,7 +20,7 @@ from micrograd_edu import init
 def test_initialisers_have_the_variance_of_their_formula(fill, expected_std):
     w = fill(np.empty((200, 50)), 0)  # shape (out, in): fan_in 50, fan_out 200
     assert abs(w.std() / expected_std - 1) < 0.03
-    assert abs(w.mean()) < 0.05 * expected_std * 10
+    assert abs(w.mean()) < 4 * expected_std / math.sqrt(w.size)  # 4 standard errors
     assert np.array_equal(w, fill(np.empty((200, 50)), 0))  # same seed, same numbers
     assert not np.array_equal(w, fill(np.empty((200, 50)), 1))
 
