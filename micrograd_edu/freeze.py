@@ -150,8 +150,9 @@ class FrozenFunction:
         for i, (data, (shape, dtype)) in enumerate(zip(arrays, self._signature, strict=True)):
             if data.shape != shape or data.dtype != dtype:
                 raise ShapeError(
-                    f"frozen {self.name}: input {i} was traced with shape {shape} and dtype "
-                    f"{dtype}, but got shape {data.shape} and dtype {data.dtype}; a frozen "
+                    f"frozen {self.name}: input {i + 1} of {len(arrays)} was traced with shape "
+                    f"{shape} and dtype {dtype}, but got shape {data.shape} and dtype "
+                    f"{data.dtype}; a frozen "
                     f"function replays one shape: call freeze({self.name}, ...) again with "
                     "examples of the new shape"
                 )

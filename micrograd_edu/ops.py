@@ -107,9 +107,7 @@ def check_domain_arrays(rule: Rule, xs: tuple, grad: bool = False) -> None:
     micrograd_edu.rules.DomainError: log: 2 of 3 entries are outside the domain \
 (log is defined only for positive inputs); the first is at index (1,) with input -2.0
     """
-    test, message = (
-        (rule.grad_domain, rule.grad_domain_message) if grad else (rule.domain, rule.domain_message)
-    )
+    test, message = rule.domain_test(grad)
     bad = test(NUMPY, *xs)
     if not np.any(bad):
         return

@@ -68,6 +68,13 @@ class Rule:
     def arity(self) -> int:
         return len(self.partials)
 
+    def domain_test(self, grad: bool = False) -> tuple[Callable[..., Any] | None, str]:
+        """The predicate and message for the value's domain, or with ``grad`` the
+        derivative's (what :func:`check_domain` and the tensor engine's array check use)."""
+        if grad:
+            return self.grad_domain, self.grad_domain_message
+        return self.domain, self.domain_message
+
 
 def _float_sigmoid(x: float) -> float:
     # Two branches so that exp never overflows: exp(-x) for x >= 0, exp(x) otherwise.
@@ -209,9 +216,7 @@ def check_domain(rule: Rule, ns: SimpleNamespace, *args: Any, grad: bool = False
     ...
     micrograd_edu.rules.DomainError: log(-1.0): log is defined only for positive inputs
     """
-    test, message = (
-        (rule.grad_domain, rule.grad_domain_message) if grad else (rule.domain, rule.domain_message)
-    )
+    test, message = rule.domain_test(grad)
     if test is not None and test(ns, *args):
         shown = ", ".join(repr(a) for a in args)
         raise DomainError(f"{rule.name}({shown}): {message}")

@@ -174,7 +174,9 @@ def test_frozen_function_reports_a_new_shape():
 
     w = leaf(np.ones((3, 1)))
     step = freeze(loss, Tensor(np.ones((4, 3))), w)
-    with pytest.raises(ShapeError, match=r"input 0 was traced with shape \(4, 3\).*\(5, 3\)"):
+    with pytest.raises(
+        ShapeError, match=r"input 1 of \d+ was traced with shape \(4, 3\).*\(5, 3\)"
+    ):
         step(Tensor(np.ones((5, 3))), w)
     with pytest.raises(TypeError, match="traced with 2 inputs, called with 1"):
         step(w)
