@@ -19,7 +19,7 @@ import numpy as np
 from .. import functions as F
 from ..numerical import jacobian
 from .counting import Counted
-from .plain import as_float, as_floats, describe
+from .plain import as_float, as_floats, close, describe
 from .registry import Case, Check, Exercise, register
 
 # --- 05.jacobian_cost ------------------------------------------------------------
@@ -194,7 +194,7 @@ def _judge_vjp(case: Case, seen: dict) -> str | None:
     if got is None:
         return f"returned {describe(seen.get('vjp'))}; expected {n} numbers (one per input)"
     want = _numerical_vjp(case)
-    if all(abs(g - w) <= 1e-5 * max(1.0, abs(w)) for g, w in zip(got, want, strict=True)):
+    if all(close(g, w, 1e-5, 1e-5) for g, w in zip(got, want, strict=True)):
         return None
     return f"vᵀJ is wrong for a function ℝ^{n} → ℝ^{len(case['v'])}"
 
