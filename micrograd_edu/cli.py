@@ -34,13 +34,15 @@ def _grade(args: argparse.Namespace) -> int:
     if not (args.csv or args.gradescope):
         print("grade: give --csv FILE and/or --gradescope FILE to write", file=sys.stderr)
         return 2
+    given = {"timeout": args.timeout, "memory_mb": args.memory}
+    limits = Limits(**{name: value for name, value in given.items() if value is not None})
     rows = grade_all(
         args.submissions,
         chapter_number=args.chapter,
         csv_path=args.csv,
         gradescope_path=args.gradescope,
         workers=args.workers,
-        limits=Limits(timeout=args.timeout, memory_mb=args.memory),
+        limits=limits,
         seed=args.seed,
         progress=progress_bar,
     )
@@ -83,9 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--chapter", help="chapter to grade (default: from each notebook)")
     grade.add_argument("--workers", type=int, default=2, help="processes at once (default 2)")
     grade.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds for the cells, and per exercise"
+        "--timeout",
+        type=float,
+        help="seconds for the cells, and per exercise (default: the in-notebook check's limit)",
     )
-    grade.add_argument("--memory", type=int, default=1024, help="MB per submission (default 1024)")
+    grade.add_argument(
+        "--memory", type=int, help="MB per submission (default: the batch grader's limit)"
+    )
     grade.add_argument("--seed", help="fix the secret seed (to reproduce a run)")
     grade.set_defaults(run=_grade)
 

@@ -278,3 +278,16 @@ def test_a_notebook_of_no_known_chapter_gets_a_row_saying_so(tmp_path):
     path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}))
     (row,) = gradebook.grade_all([path], csv_path=tmp_path / "g.csv")
     assert row.max_score == 0 and "--chapter" in row.reason
+
+
+def test_the_command_line_limits_default_to_the_graders(monkeypatch, tmp_path):
+    from micrograd_edu.grading.time_limit import EXERCISE_SECONDS
+
+    seen = []
+    monkeypatch.setattr(gradebook, "grade_all", lambda *a, limits, **k: seen.append(limits) or [])
+    out = str(tmp_path / "g.csv")
+    assert main(["grade", str(tmp_path), "--csv", out]) == 0
+    assert main(["grade", str(tmp_path), "--csv", out, "--timeout", "2", "--memory", "512"]) == 0
+    # the batch grader stops what the in-notebook check stops, unless told otherwise
+    assert seen[0] == batch.Limits() and seen[0].timeout == EXERCISE_SECONDS
+    assert seen[1] == batch.Limits(timeout=2.0, memory_mb=512)

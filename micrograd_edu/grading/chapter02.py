@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from ..numerical import central_difference
 from ..symbolic import Apply, Constant, Expr, Symbol
 from .plain import close, describe
 from .registry import Case, Check, Exercise, register
@@ -364,11 +365,10 @@ def _judge_diff(case: Case, seen: dict) -> str | None:
         return problem
     tree, var = case["tree"], case["var"]
     for point in case["points"]:
-        h = 1e-5 * max(1.0, abs(point[var]))
-        up, down = dict(point), dict(point)
-        up[var] += h
-        down[var] -= h
-        want = (evaluate(tree, up) - evaluate(tree, down)) / (2 * h)
+        x = point[var]
+        want = central_difference(
+            lambda t, point=point: evaluate(tree, {**point, var: t}), x, 1e-5 * max(1.0, abs(x))
+        )
         if not close(evaluate(nodes, point), want, 1e-5, 1e-5):
             shown = ", ".join(f"{k}={v:.3g}" for k, v in point.items())
             return f"wrong derivative with respect to {var} at {shown}"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..graph import topological_order as _reference_order
+from ..numerical import gradient
 from ..rules import MATH, RULES
 from .plain import as_float, as_floats, close, describe, too_long
 from .registry import Case, Check, Exercise, register
@@ -96,12 +97,12 @@ def _leaf_indices(g: Graph) -> list[int]:
 
 
 def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
-    grad = []
-    for i in _leaf_indices(g):
-        x = g[i]["data"]
-        up, down = _evaluate(g, {i: x + h})[-1], _evaluate(g, {i: x - h})[-1]
-        grad.append((up - down) / (2 * h))
-    return grad
+    leaves = _leaf_indices(g)
+
+    def output(*xs: float) -> float:
+        return _evaluate(g, dict(zip(leaves, xs, strict=True)))[-1]
+
+    return gradient(output, [g[i]["data"] for i in leaves], h).gradient.tolist()
 
 
 # --- the grader's own nodes ----------------------------------------------------
@@ -287,13 +288,12 @@ def _judge_expression(case: Case, seen: dict) -> str | None:
     grads = as_floats(seen.get("grads"), len(leaves))
     if grads is None:
         return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
-    for k, got in enumerate(grads):
-        exact = case["exact"][k] if "exact" in case else None
-        if exact is None:  # a central difference of the float expression
-            h = 1e-6
-            up = _float_expression(case, [x + h * (i == k) for i, x in enumerate(leaves)])
-            down = _float_expression(case, [x - h * (i == k) for i, x in enumerate(leaves)])
-            exact = (up - down) / (2 * h)
+    # closed forms where the case has them, else central differences of the float expression
+    want = (
+        case.get("exact")
+        or gradient(lambda *xs: _float_expression(case, list(xs)), leaves, 1e-6).gradient.tolist()
+    )
+    for k, (got, exact) in enumerate(zip(grads, want, strict=True)):
         if not close(got, exact, 1e-5, 1e-7):
             return f"wrong gradient of {case['text']} with respect to input {k}"
     return None

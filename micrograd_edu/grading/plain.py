@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["to_plain", "as_float", "as_floats", "describe", "too_long"]
+__all__ = ["to_plain", "as_float", "as_floats", "close", "describe", "too_long"]
 
 # The parent reads at most this many items of a list or array: a submission must
 # not make it parse (or judge) an unbounded answer. A longer one is reported by length.
