@@ -58,15 +58,6 @@ def scalar(x: Any) -> bool:
     return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
 
 
-def op_order(g: GraphView) -> list[int]:
-    """The operations in the lecture's numbering order (v₁, v₂, ...)."""
-    ops = [i for i, ps in enumerate(g.parents) if ps]
-    return sorted(ops, key=lambda i: int(g.names[i][1:].translate(UNSUB)))
-
-
-UNSUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋", "0123456789-")
-
-
 def engine_steps(g: GraphView) -> list[Any] | None:
     """The scalar engine's own record of its backward pass, if ``g`` is a ``Value`` graph.
 
@@ -115,7 +106,7 @@ def bar(g: GraphView, i: int) -> str:
 def forward_steps(g: GraphView) -> list[ForwardStep]:
     """One step per operation, in numbering order."""
     steps = []
-    for i in op_order(g):
+    for i in g.operations:
         node = g.order[i]
         args = [g.names[p] for p in g.parents[i]]
         numbers = [_operand(g.order[p].data) for p in g.parents[i]]

@@ -25,13 +25,11 @@ from .labels import number, subscript
 from .steps import (
     DOT,
     PRINT,
-    UNSUB,
     Text,
     backward_steps,
     bar,
     forward_steps,
     local_partial,
-    op_order,
     show,
 )
 from .view import GraphView, view
@@ -119,8 +117,7 @@ def primal_trace(f: Any, primals: Sequence[float] | None = None) -> Trace:
         Row(f"{g.names[i]} = x{subscript(k + 1)}", number(g.order[i].data), g.order[i].data)
         for k, i in enumerate(g.inputs)
     ]
-    position = {i: n for n, i in enumerate(op_order(g))}
-    for s in sorted(forward_steps(g), key=lambda s: position[s.node]):
+    for s in forward_steps(g):  # in numbering order
         right = f"{s.numbers} = {number(s.value)}"
         rows.append(Row(f"{g.names[s.node]} = {s.formula}", right, s.value))
     root = _root(g)
@@ -188,10 +185,12 @@ def _seed(n: int, tangents: Sequence[float] | None) -> list[float]:
 
 def _replay(g: GraphView, seed: list[float]) -> list[TraceStep]:
     """Forward mode over a recorded graph: the steps the dual-number engine would give."""
-    number_of = {i: int(g.names[i][1:].translate(UNSUB)) for i in (*g.inputs, *op_order(g))}
+    # the numbers of the names v₋ₙ₊₁ … v₀, v₁, … (view numbers them so)
+    number_of = {i: k - len(g.inputs) + 1 for k, i in enumerate(g.inputs)}
+    number_of.update({i: k + 1 for k, i in enumerate(g.operations)})
     tangent = dict(zip(g.inputs, seed, strict=True))
     steps = [TraceStep(number_of[i], "input", (), g.order[i].data, tangent[i]) for i in g.inputs]
-    for i in op_order(g):
+    for i in g.operations:
         args: list[int | float] = []
         total = 0.0
         for k, p in enumerate(g.parents[i]):
