@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from test_rules import central
-from viz_nodes import A, S, lecture
+from viz_nodes import S, lecture, matmul_sum
 
 from micrograd_edu import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 from micrograd_edu.viz.dot import GREEN, RED
@@ -78,13 +78,11 @@ def test_constants_get_no_gradient_step():
 
 
 def test_tensor_frames_show_gradients_once_complete():
-    x = A(np.ones((2, 3)), "x")
-    w = A(np.arange(6.0).reshape(3, 2), "W")
-    z = A.sum(A.matmul(x, w))
-    z.backward()
+    z, (x, w, m) = matmul_sum()
     fs = frames(z)
     assert [f.phase for f in fs] == ["forward"] * 3 + ["backward"] * 4
-    np.testing.assert_array_equal(fs[-1].grads[fs.graph.index[id(w)]], w.grad)
+    for node in (x, w, m):
+        np.testing.assert_array_equal(fs[-1].grads[fs.graph.index[id(node)]], node.grad)
     assert fs[1].caption == "v₁ = v₋₁ @ v₀ (shape (2, 2))"
 
 
