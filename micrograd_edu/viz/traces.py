@@ -19,7 +19,9 @@ import html
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from ..engine import Value
 from ..forward import TraceStep
+from ..forward import tangent_trace as run_forward_mode
 from ..rules import RULES
 from .labels import number, subscript
 from .steps import (
@@ -84,8 +86,6 @@ def _graph(f: Any, primals: Sequence[float] | None, caller: str) -> GraphView:
         return view(f, caller)
     if primals is None or len(primals) == 0:
         raise TypeError(f"{caller}: pass the point to evaluate at, e.g. {caller}(f, [2.0, 5.0])")
-    from ..engine import Value
-
     xs = [Value(float(p), label=f"x{k + 1}") for k, p in enumerate(primals)]
     y = f(*xs)
     if not hasattr(y, "parents"):
@@ -144,8 +144,6 @@ def tangent_trace(
         if primals is None or len(primals) == 0:
             raise TypeError("tangent_trace: pass the point too, e.g. tangent_trace(f, [2, 5])")
         seed = _seed(len(primals), tangents)
-        from ..forward import tangent_trace as run_forward_mode
-
         steps = run_forward_mode(f, [float(p) for p in primals], seed).steps
     else:
         if tangents is None:
