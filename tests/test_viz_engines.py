@@ -80,6 +80,9 @@ def test_frames_run_backward_in_the_engines_order_and_keep_user_gradients():
     x1.grad = x2.grad = 0.0
     recorded = engine_adjoint_trace(y)  # the engine's own order, on the same graph
     assert [fr.current for fr in backward] == [g.index[id(s.parent)] for s in recorded]
+    # forward, the operations come in the mirror image of the engine's backward pass
+    forward = [fr.current for fr in fs if fr.phase == "forward"][1:]
+    assert forward == list(reversed(dict.fromkeys(g.index[id(s.child)] for s in recorded)))
     assert fs[-1].grads[g.index[id(x1)]] == pytest.approx(5.5)
 
 

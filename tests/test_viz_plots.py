@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from micrograd_edu.doctor import doctor
+from micrograd_edu.numerical import step_size_study
 from micrograd_edu.viz import check_renderer, check_widgets, plots
 from micrograd_edu.viz.widgets import (
     FiniteDifferencePanel,
@@ -19,13 +20,8 @@ from micrograd_edu.viz.widgets import (
 
 def fd_plot(h_marker=None):
     h = np.logspace(-15, -1, 57)  # the chapter 01 slider's grid, on exp at 1
-    errors = [fd_errors(math.exp, math.e, 1.0, x) for x in h]
-    return plots.fd_error_plot(
-        h,
-        [e["forward_error"] for e in errors],
-        [e["central_error"] for e in errors],
-        h_marker=h_marker,
-    )
+    study = step_size_study(math.exp, 1.0, h, math.e)
+    return plots.fd_error_plot(h, study.forward_errors, study.central_errors, h_marker=h_marker)
 
 
 def test_fd_error_plot_marks_sqrt_and_cbrt_eps():

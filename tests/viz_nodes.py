@@ -1,15 +1,21 @@
-"""Small graph-protocol classes for the viz tests, independent of the engines.
+"""Graphs for the viz tests: a stand-in scalar, and a small real ``Tensor`` graph.
 
 ``S`` is a scalar built straight from the rule table, with its own backward
-pass over ``topological_order``; ``A`` is an array node with hand-written
-gradients. They follow the protocol only (parents, op, data, grad, label), so
-the viz tests do not depend on how ``Value`` or ``Tensor`` are written.
+pass over ``topological_order``; it follows the protocol only (parents, op,
+data, grad, label). It stays beside the real ``Value`` because viz takes a
+``Value`` graph's backward steps from the engine's own record
+(``engine.adjoint_trace``): only a scalar of another type reaches the path
+every other protocol node takes (the rule table replayed), and its backward
+pass is an oracle independent of both. Array graphs take that path whatever
+their type, so they need no stand-in: the tests use the real ``Tensor``
+(:func:`matmul_sum`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from micrograd_edu import Tensor
 from micrograd_edu.graph import topological_order
 from micrograd_edu.rules import MATH, RULES
 
@@ -68,33 +74,19 @@ class S:
                     p.grad += n.grad * RULES[n.op].partials[k](MATH, n.data, *args)
 
 
-class A:
-    """An array node: ``A.matmul(x, w)`` and ``A.sum(x)`` with their gradients."""
-
-    def __init__(self, data, label="", parents=(), op=""):
-        self.data = np.asarray(data, dtype=float)
-        self.label, self.parents, self.op, self.grad = label, parents, op, None
-
-    @staticmethod
-    def matmul(x, w):
-        return A(x.data @ w.data, parents=(x, w), op="matmul")
-
-    @staticmethod
-    def sum(x):
-        return A(x.data.sum(), parents=(x,), op="sum")
-
-    def backward(self):
-        self.grad = np.ones_like(self.data)
-        for n in reversed(topological_order(self)):
-            if n.op == "sum":
-                n.parents[0].grad = n.grad * np.ones_like(n.parents[0].data)
-            elif n.op == "matmul":
-                x, w = n.parents
-                x.grad = n.grad @ w.data.T
-                w.grad = x.data.T @ n.grad
-
-
 def lecture(x1=2.0, x2=5.0):
     """f(x1, x2) = ln x1 + x1 x2 - sin x2 on stand-in scalars."""
     a, b = S(x1, "x1"), S(x2, "x2")
     return a.log() + a * b - b.sin(), (a, b)
+
+
+def matmul_sum():
+    """z = sum(x @ W) on the real Tensor after backward, every node keeping its gradient."""
+    x = Tensor(np.ones((2, 3)), requires_grad=True, label="x")
+    w = Tensor(np.arange(6.0).reshape(3, 2), requires_grad=True, label="W")
+    m = x @ w
+    m.retain_grad()
+    z = m.sum()
+    z.retain_grad()
+    z.backward()
+    return z, (x, w, m)

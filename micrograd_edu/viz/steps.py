@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import Value
+from ..engine import adjoint_trace as engine_adjoint_trace
 from ..functions import attach_rules
 from ..rules import MATH, RULES, Rule
 from .labels import formula, number, subscript
@@ -58,13 +60,9 @@ def scalar(x: Any) -> bool:
     return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
 
 
-def op_order(g: GraphView) -> list[int]:
-    """The operations in the lecture's numbering order (v₁, v₂, ...)."""
-    ops = [i for i, ps in enumerate(g.parents) if ps]
-    return sorted(ops, key=lambda i: int(g.names[i][1:].translate(UNSUB)))
-
-
-UNSUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋", "0123456789-")
+def _value_graph(g: GraphView) -> bool:
+    """One scalar ``Value`` root: a graph whose engine records its own backward pass."""
+    return len(g.roots) == 1 and isinstance(g.roots[0], Value)
 
 
 def engine_steps(g: GraphView) -> list[Any] | None:
@@ -74,35 +72,30 @@ def engine_steps(g: GraphView) -> list[Any] | None:
     back afterwards, and leaves start from 0 so that the record holds this
     pass only (leaves accumulate across passes).
     """
-    try:
-        from ..engine import Value, adjoint_trace
-    except ImportError:  # the scalar engine is optional for drawing
-        return None
-    if not isinstance(g.roots[0], Value) or len(g.roots) > 1:
+    if not _value_graph(g):
         return None
     grads = [n.grad for n in g.order]
     try:
         for node in g.order:
             node.grad = 0.0
-        return adjoint_trace(g.roots[0])
+        return engine_adjoint_trace(g.roots[0])
     finally:
         for node, grad in zip(g.order, grads, strict=True):
             node.grad = grad
 
 
 def execution_order(g: GraphView) -> list[int]:
-    """The operations in the order the engine evaluated them.
+    """The operations in the order the engine evaluates them.
 
-    The scalar engine runs ``backward`` over its nodes in reverse creation
-    order and records it, so the forward order is that, reversed. Other graphs
-    (``Tensor``) are differentiated over the graph's topological order, which
-    is the order ``g`` already has.
+    The scalar engine's recorded backward pass (``engine.adjoint_trace``)
+    visits the operations in the reverse of the lecture's numbering, so for a
+    ``Value`` graph the forward order is that numbering, ``g.operations``.
+    Other graphs (``Tensor``) are differentiated over the graph's topological
+    order, which is the order ``g`` already has.
     """
-    recorded = engine_steps(g)
-    if recorded is None:
-        return [i for i, ps in enumerate(g.parents) if ps]
-    backward = dict.fromkeys(g.index[id(s.child)] for s in recorded)
-    return list(reversed(backward))
+    if _value_graph(g):
+        return list(g.operations)
+    return [i for i, ps in enumerate(g.parents) if ps]
 
 
 def bar(g: GraphView, i: int) -> str:
@@ -115,7 +108,7 @@ def bar(g: GraphView, i: int) -> str:
 def forward_steps(g: GraphView) -> list[ForwardStep]:
     """One step per operation, in numbering order."""
     steps = []
-    for i in op_order(g):
+    for i in g.operations:
         node = g.order[i]
         args = [g.names[p] for p in g.parents[i]]
         numbers = [_operand(g.order[p].data) for p in g.parents[i]]

@@ -19,19 +19,19 @@ import html
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from ..engine import Value
 from ..forward import TraceStep
+from ..forward import tangent_trace as run_forward_mode
 from ..rules import RULES
 from .labels import number, subscript
 from .steps import (
     DOT,
     PRINT,
-    UNSUB,
     Text,
     backward_steps,
     bar,
     forward_steps,
     local_partial,
-    op_order,
     show,
 )
 from .view import GraphView, view
@@ -86,8 +86,6 @@ def _graph(f: Any, primals: Sequence[float] | None, caller: str) -> GraphView:
         return view(f, caller)
     if primals is None or len(primals) == 0:
         raise TypeError(f"{caller}: pass the point to evaluate at, e.g. {caller}(f, [2.0, 5.0])")
-    from ..engine import Value
-
     xs = [Value(float(p), label=f"x{k + 1}") for k, p in enumerate(primals)]
     y = f(*xs)
     if not hasattr(y, "parents"):
@@ -119,8 +117,7 @@ def primal_trace(f: Any, primals: Sequence[float] | None = None) -> Trace:
         Row(f"{g.names[i]} = x{subscript(k + 1)}", number(g.order[i].data), g.order[i].data)
         for k, i in enumerate(g.inputs)
     ]
-    position = {i: n for n, i in enumerate(op_order(g))}
-    for s in sorted(forward_steps(g), key=lambda s: position[s.node]):
+    for s in forward_steps(g):  # in numbering order
         right = f"{s.numbers} = {number(s.value)}"
         rows.append(Row(f"{g.names[s.node]} = {s.formula}", right, s.value))
     root = _root(g)
@@ -147,8 +144,6 @@ def tangent_trace(
         if primals is None or len(primals) == 0:
             raise TypeError("tangent_trace: pass the point too, e.g. tangent_trace(f, [2, 5])")
         seed = _seed(len(primals), tangents)
-        from ..forward import tangent_trace as run_forward_mode
-
         steps = run_forward_mode(f, [float(p) for p in primals], seed).steps
     else:
         if tangents is None:
@@ -188,10 +183,12 @@ def _seed(n: int, tangents: Sequence[float] | None) -> list[float]:
 
 def _replay(g: GraphView, seed: list[float]) -> list[TraceStep]:
     """Forward mode over a recorded graph: the steps the dual-number engine would give."""
-    number_of = {i: int(g.names[i][1:].translate(UNSUB)) for i in (*g.inputs, *op_order(g))}
+    # the numbers of the names v₋ₙ₊₁ … v₀, v₁, … (view numbers them so)
+    number_of = {i: k - len(g.inputs) + 1 for k, i in enumerate(g.inputs)}
+    number_of.update({i: k + 1 for k, i in enumerate(g.operations)})
     tangent = dict(zip(g.inputs, seed, strict=True))
     steps = [TraceStep(number_of[i], "input", (), g.order[i].data, tangent[i]) for i in g.inputs]
-    for i in op_order(g):
+    for i in g.operations:
         args: list[int | float] = []
         total = 0.0
         for k, p in enumerate(g.parents[i]):

@@ -26,7 +26,8 @@ class GraphView:
     ``order`` lists nodes parents-first; ``index[id(node)]`` is a node's
     position in it; ``parents[i]`` are the positions of node i's parents;
     ``names[i]`` is ``v₋₁``-style for inputs and operations and the number
-    itself for a constant; ``inputs`` are the positions of x₁, x₂, ...
+    itself for a constant; ``inputs`` are the positions of x₁, x₂, ... and
+    ``operations`` those of v₁, v₂, ... (both empty when not ``numbered``).
     """
 
     roots: list[Any]
@@ -35,6 +36,7 @@ class GraphView:
     parents: list[tuple[int, ...]]
     names: list[str]
     inputs: list[int]
+    operations: list[int]
 
     def kind(self, i: int) -> str:
         """``"input"`` (a leaf the user made), ``"const"`` or ``"op"``."""
@@ -86,7 +88,7 @@ def view(
         check_node(node, caller)
     index = {id(n): i for i, n in enumerate(order)}
     parents = [tuple(index[id(p)] for p in n.parents) for n in order]
-    g = GraphView(roots, order, index, parents, [""] * len(order), [])
+    g = GraphView(roots, order, index, parents, [""] * len(order), [], [])
     if numbered:
         _number(g, inputs)
     return g
@@ -99,8 +101,9 @@ def _number(g: GraphView, inputs: list[Any] | None) -> None:
     g.inputs = [g.index[id(x)] for x in leaves if id(x) in g.index]
     for k, i in enumerate(g.inputs):
         g.names[i] = "v" + subscript(k - len(g.inputs) + 1)
-    for k, node in enumerate(operations):
-        g.names[g.index[id(node)]] = "v" + subscript(k + 1)
+    g.operations = [g.index[id(node)] for node in operations]
+    for k, i in enumerate(g.operations):
+        g.names[i] = "v" + subscript(k + 1)
     for i in range(len(g.order)):
         if g.kind(i) == "const":
             g.names[i] = number(g.order[i].data)

@@ -15,13 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from ..numerical import central_difference, forward_difference, step_size_study
 from .plots import fd_error_plot, png_bytes, training_curves_plot
 
 __all__ = ["fd_errors", "FiniteDifferencePanel", "run_training", "TrainingPanel"]
 
 
 def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> dict[str, float]:
-    """Forward and central difference estimates of f'(x) with step ``h``, and their errors.
+    """Forward and central difference estimates of f'(x) with step ``h``, and their errors
+    (the quotients are :mod:`micrograd_edu.numerical`'s).
 
     >>> r = fd_errors(math.sin, math.cos(1.0), 1.0, 1e-5)
     >>> r["central_error"] < r["forward_error"] < 1e-5
@@ -29,8 +31,8 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
     """
     if not h > 0:
         raise ValueError(f"fd_errors: the step h must be positive, got {h!r}")
-    forward = (f(x + h) - f(x)) / h
-    central = (f(x + h) - f(x - h)) / (2 * h)
+    forward = forward_difference(f, x, h)
+    central = central_difference(f, x, h)
     return {
         "h": h,
         "forward": forward,
@@ -66,9 +68,8 @@ class FiniteDifferencePanel(_Panel):
 
         self.f, self.exact, self.x = f, exact, x
         self.hs = np.logspace(-15, -1, 57) if hs is None else np.asarray(hs, dtype=float)
-        rows = [fd_errors(f, exact, x, float(h)) for h in self.hs]
-        self.forward = [r["forward_error"] for r in rows]
-        self.central = [r["central_error"] for r in rows]
+        study = step_size_study(f, x, self.hs, exact)
+        self.forward, self.central = study.forward_errors, study.central_errors
         self.slider = w.FloatLogSlider(
             value=1e-6, base=10, min=-15, max=-1, step=0.25, description="h", readout_format=".1e"
         )
