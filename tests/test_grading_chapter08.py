@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from test_grading_checks import failed_checks, grade  # chapter 01's helpers, shared
+from grading_helpers import failed_checks, grade
 
 from micrograd_edu import nn, optim
 from micrograd_edu.grading import chapter

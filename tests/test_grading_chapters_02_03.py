@@ -4,7 +4,7 @@ import math
 from pathlib import Path
 
 import pytest
-from test_grading_checks import failed_checks, grade  # one way to grade functions directly
+from grading_helpers import failed_checks, grade
 
 from micrograd_edu.forward import Dual
 from micrograd_edu.grading import chapter, gradebook

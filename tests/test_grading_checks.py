@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from grading_helpers import failed_checks, grade
 
 from micrograd_edu import check
 from micrograd_edu.grading import EXERCISES, chapter, exercise, register
@@ -29,16 +30,6 @@ CORRECT = {
     ],
     "step_size": lambda x: EPS ** (1 / 3) * max(1.0, abs(x)),
 }
-
-
-def grade(exercise_id, functions, seed="test"):
-    ex = exercise(exercise_id)
-    cases = draw_cases(ex, seed)
-    return judge(ex, cases, observe(ex, dict(functions), cases))
-
-
-def failed_checks(result):
-    return {c.name for c in result.checks if not c.passed}
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(15)])

@@ -1,9 +1,9 @@
 """One call counter serves every exercise that grades how often ``f`` is called."""
 
 import pytest
+from grading_helpers import failed_checks, grade
 from test_grading_chapters_02_03 import CORRECT as CHAPTER03
 from test_grading_checks import CORRECT as CHAPTER01
-from test_grading_checks import failed_checks, grade
 from test_grading_reverse import CORRECT as CHAPTER05
 
 from micrograd_edu.grading.counting import Counted

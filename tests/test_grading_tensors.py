@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_grading_checks import failed_checks, grade  # chapter 01's helpers, shared
+from grading_helpers import failed_checks, grade
 
 from micrograd_edu.cli import main
 from micrograd_edu.grading import chapter

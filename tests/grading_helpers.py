@@ -1,0 +1,15 @@
+"""How the grading tests grade a function directly, without a notebook or a process:
+draw a check's cases, observe the functions on them, judge the observations."""
+
+from micrograd_edu.grading import exercise
+from micrograd_edu.grading.registry import draw_cases, judge, observe
+
+
+def grade(exercise_id, functions, seed="test"):
+    ex = exercise(exercise_id)
+    cases = draw_cases(ex, seed)
+    return judge(ex, cases, observe(ex, dict(functions), cases))
+
+
+def failed_checks(result):
+    return {c.name for c in result.checks if not c.passed}
