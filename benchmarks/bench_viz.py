@@ -23,6 +23,8 @@ try:
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from timing import measure
+
 from micrograd_edu import draw_graph, topological_order
 from micrograd_edu.scalar_nn import MLP
 from micrograd_edu.viz import render
@@ -30,30 +32,24 @@ from micrograd_edu.viz import render
 TARGET = 5.0
 
 
-def best_of(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> int:
     start = time.perf_counter()
     render.render("digraph { a -> b }")
     first = time.perf_counter() - start
-    warm = best_of(lambda: render.render("digraph { a -> b -> c }"))
+    warm = measure({"warm": lambda: render.render("digraph { a -> b -> c }")}, 1, 5)["warm"][0]
     print(
-        f"renderer: {render.renderer()}; first call {first * 1e3:.0f} ms, warm {warm * 1e3:.1f} ms"
+        f"renderer: {render.renderer()}; first call {first * 1e3:.0f} ms, warm {warm / 1e3:.1f} ms"
     )
 
     model = MLP(2, [16, 16, 1], seed=0)
     rng = random.Random(0)
     points = [[rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in range(100)]
     loss = sum((model(x) - 1.0) ** 2 for x in points)
-    walk = best_of(lambda: topological_order(loss))
-    draw = best_of(lambda: draw_graph(loss).svg)
+    # Timed in turns (the shared helper), so a busy machine slows both alike.
+    times = measure(
+        {"walk": lambda: topological_order(loss), "draw": lambda: draw_graph(loss).svg}, 1, 5
+    )
+    walk, draw = times["walk"][0] / 1e6, times["draw"][0] / 1e6
     ratio = draw / walk
     print(f"graph: {len(topological_order(loss)):,} values; {draw_graph(loss)!r}")
     print(f"baseline topological_order: {walk * 1e3:.0f} ms")
