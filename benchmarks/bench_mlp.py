@@ -112,7 +112,7 @@ class NoUpdate(optim.Optimizer):
 
 def forward_backward_ours(batches, frozen: bool = False) -> None:
     net = deep_relu_net()
-    train(net, NoUpdate(net.parameters(), lr=1.0), batches, frozen=frozen)
+    train(net, NoUpdate(net.parameters(), {}), batches, frozen=frozen)
 
 
 def forward_backward_numpy(batches) -> None:

@@ -1,6 +1,7 @@
-"""The tensor operations that are not elementwise: products, shapes, reductions,
-indexing, softmax and losses, each an :class:`~micrograd_edu.ops.Op` over numpy
-arrays (see :mod:`micrograd_edu.ops` for the ``forward``/``vjp`` convention).
+"""The tensor operations of linear algebra, softmax and the losses, each an
+:class:`~micrograd_edu.ops.Op` over numpy arrays (see :mod:`micrograd_edu.ops` for
+the ``forward``/``vjp`` convention). Shapes, indexing and joins are in
+:mod:`micrograd_edu.shape_ops`, reductions in :mod:`micrograd_edu.reduce_ops`.
 
 >>> a, b = np.ones((2, 3)), np.ones((3, 4))
 >>> MATMUL.forward(a, b).shape
@@ -13,25 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import Op, ShapeError, unbroadcast
+from .ops import Op, ShapeError, namespace_of, saves_none, unbroadcast
 
-__all__ = [
-    "MATMUL",
-    "DOT",
-    "TRACE",
-    "TRANSPOSE",
-    "RESHAPE",
-    "SUM",
-    "MEAN",
-    "MAX",
-    "GETITEM",
-    "CONCATENATE",
-    "STACK",
-    "SOFTMAX",
-    "LOG_SOFTMAX",
-    "CROSS_ENTROPY",
-    "MSE_LOSS",
-]
+__all__ = ["MATMUL", "DOT", "TRACE", "SOFTMAX", "LOG_SOFTMAX", "CROSS_ENTROPY", "MSE_LOSS"]
 
 
 # ----------------------------------------------------------------- products
@@ -69,13 +54,17 @@ def _matmul_vjp(g, out, xs, needs):
         g = g[..., None, :]  # the row axis, second to last
     ga = gb = None
     if needs[0]:
-        ga = unbroadcast(g @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
+        ga = unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape)
     if needs[1]:
-        gb = unbroadcast(np.swapaxes(a2, -1, -2) @ g, b2.shape).reshape(b.shape)
+        gb = unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape)
     return ga, gb
 
 
-MATMUL = Op("matmul", _matmul_forward, _matmul_vjp)
+def _matmul_saves(needs: tuple) -> tuple:
+    return needs[1], needs[0]  # each gradient reads the other input
+
+
+MATMUL = Op("matmul", _matmul_forward, _matmul_vjp, _matmul_saves)
 
 
 def _dot_forward(a, b):
@@ -84,7 +73,7 @@ def _dot_forward(a, b):
     return _matmul_forward(a, b)
 
 
-DOT = Op("dot", _dot_forward, _matmul_vjp)
+DOT = Op("dot", _dot_forward, _matmul_vjp, _matmul_saves)
 
 
 def _trace_forward(a):
@@ -98,151 +87,16 @@ def _trace_forward(a):
 
 def _trace_vjp(g, out, xs, needs):
     rows, columns = xs[0].shape
-    # d tr(A) / dA = I: g on the diagonal, 0 elsewhere. The diagonal of a
-    # flattened matrix is every (columns + 1)-th entry.
+    # d tr(A) / dA = I: g on the diagonal, 0 elsewhere.
+    if not isinstance(g, np.ndarray):
+        return (g * np.eye(rows, columns, dtype=g.dtype),)
+    # The diagonal of a flattened matrix is every (columns + 1)-th entry.
     grad = np.zeros(rows * columns, dtype=xs[0].dtype)
     grad[: min(rows, columns) * (columns + 1) : columns + 1] = g
     return (grad.reshape(rows, columns),)
 
 
-TRACE = Op("trace", _trace_forward, _trace_vjp)
-
-
-# ------------------------------------------------------------------- shapes
-
-
-def _transpose_vjp(g, out, xs, needs, axes):
-    return (np.transpose(g, None if axes is None else np.argsort(axes)),)
-
-
-TRANSPOSE = Op("transpose", np.transpose, _transpose_vjp)
-
-
-def _reshape_forward(a, shape):
-    try:
-        return a.reshape(shape)
-    except ValueError:
-        raise ShapeError(
-            f"reshape: cannot reshape shape {a.shape} ({a.size} entries) into {shape}"
-        ) from None
-
-
-RESHAPE = Op(
-    "reshape", _reshape_forward, lambda g, out, xs, needs, shape: (g.reshape(xs[0].shape),)
-)
-
-
-def _is_basic(index) -> bool:
-    """True for an index made of ints, slices, None and ... (numpy's "basic"
-    indexing, which picks every entry at most once)."""
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(isinstance(i, int | slice) or i is None or i is Ellipsis for i in parts)
-
-
-def _getitem_vjp(g, out, xs, needs, index):
-    (a,) = xs
-    grad = np.zeros(a.shape, dtype=g.dtype)
-    if _is_basic(index):
-        grad[index] = g
-    else:
-        # A fancy index may pick an entry twice (x[[0, 0]]): np.add.at adds once
-        # per occurrence, where an assignment would keep only the last.
-        np.add.at(grad, index, g)
-    return (grad,)
-
-
-GETITEM = Op("getitem", lambda a, index: a[index], _getitem_vjp)
-
-
-def _concatenate_forward(*xs_axis):
-    *xs, axis = xs_axis
-    try:
-        return np.concatenate(xs, axis=axis)
-    except ValueError:
-        shapes = ", ".join(str(x.shape) for x in xs)
-        raise ShapeError(
-            f"concatenate: shapes {shapes} must agree on every axis but axis {axis}"
-        ) from None
-
-
-def _concatenate_vjp(g, out, xs, needs, axis):
-    ends = np.cumsum([x.shape[axis] for x in xs])[:-1]
-    return tuple(np.split(g, ends, axis=axis))
-
-
-CONCATENATE = Op("concatenate", _concatenate_forward, _concatenate_vjp)
-
-
-def _stack_forward(*xs_axis):
-    *xs, axis = xs_axis
-    try:
-        return np.stack(xs, axis=axis)
-    except ValueError:
-        shapes = ", ".join(str(x.shape) for x in xs)
-        raise ShapeError(f"stack: shapes {shapes} must all be equal") from None
-
-
-def _stack_vjp(g, out, xs, needs, axis):
-    return tuple(np.moveaxis(g, axis, 0))
-
-
-STACK = Op("stack", _stack_forward, _stack_vjp)
-
-
-# --------------------------------------------------------------- reductions
-
-
-def _expand(g, axis, keepdims):
-    """Put back the axes a reduction removed, so ``g`` broadcasts to its input."""
-    if axis is None or keepdims:
-        return g
-    return np.expand_dims(g, axis)
-
-
-def _spread(g, shape, dtype):
-    """``g`` copied to every entry of ``shape`` (a new array, unlike np.broadcast_to)."""
-    out = np.zeros(shape, dtype=dtype)
-    out += g
-    return out
-
-
-def _sum_vjp(g, out, xs, needs, axis, keepdims):
-    a = xs[0]
-    return (_spread(_expand(g, axis, keepdims), a.shape, a.dtype),)
-
-
-SUM = Op("sum", lambda a, axis, keepdims: a.sum(axis=axis, keepdims=keepdims), _sum_vjp)
-
-
-def _mean_forward(a, axis, keepdims):
-    total = a.sum(axis=axis, keepdims=keepdims)
-    return total / (a.size // max(total.size, 1) if a.size else 1)
-
-
-def _mean_vjp(g, out, xs, needs, axis, keepdims):
-    a = xs[0]
-    count = a.size // max(out.size, 1) if a.size else 1
-    return (_spread(_expand(g, axis, keepdims) / count, a.shape, out.dtype),)
-
-
-MEAN = Op("mean", _mean_forward, _mean_vjp)
-
-
-def _max_forward(a, axis, keepdims):
-    if a.size == 0:
-        raise ShapeError(f"max: the input of shape {a.shape} is empty")
-    return np.max(a, axis=axis, keepdims=keepdims)
-
-
-def _max_vjp(g, out, xs, needs, axis, keepdims):
-    a = xs[0]
-    hit = (a == _expand(out, axis, keepdims)).astype(g.dtype)
-    # Ties share the gradient equally (the subgradient PyTorch's amax uses).
-    share = hit / np.sum(hit, axis=axis, keepdims=True)
-    return (share * _expand(g, axis, keepdims),)
-
-
-MAX = Op("max", _max_forward, _max_vjp)
+TRACE = Op("trace", _trace_forward, _trace_vjp, saves_none)
 
 
 # ------------------------------------------------------- softmax and losses
@@ -261,14 +115,14 @@ def _softmax(a, axis):
 
 
 def _softmax_vjp(g, out, xs, needs, axis):
-    return (out * (g - np.sum(g * out, axis=axis, keepdims=True)),)
+    return (out * (g - (g * out).sum(axis=axis, keepdims=True)),)
 
 
 SOFTMAX = Op("softmax", _softmax, _softmax_vjp)
 
 
 def _log_softmax_vjp(g, out, xs, needs, axis):
-    return (g - np.exp(out) * np.sum(g, axis=axis, keepdims=True),)
+    return (g - namespace_of(g).exp(out) * g.sum(axis=axis, keepdims=True),)
 
 
 LOG_SOFTMAX = Op("log_softmax", _log_softmax, _log_softmax_vjp)
@@ -307,6 +161,10 @@ def _cross_entropy_forward(logits, targets):
 
 def _cross_entropy_vjp(g, out, xs, needs):
     logits, targets = xs
+    rows = max(targets.size, 1)
+    if not isinstance(g, np.ndarray):  # recorded (create_graph): the same, in tensors
+        one_hot = np.eye(logits.shape[-1], dtype=logits.dtype)[targets._data]
+        return ((logits.softmax(-1) - one_hot) * (g / rows), None)
     # The classic result: d loss / d logits = (softmax - one_hot) / N.
     grad = _softmax(logits, -1)
     np.put_along_axis(
@@ -315,11 +173,12 @@ def _cross_entropy_vjp(g, out, xs, needs):
         np.take_along_axis(grad, targets[..., None], axis=-1) - 1.0,
         axis=-1,
     )
-    rows = max(targets.size, 1)
     return (grad * (g / rows), None)
 
 
-CROSS_ENTROPY = Op("cross_entropy", _cross_entropy_forward, _cross_entropy_vjp)
+CROSS_ENTROPY = Op(
+    "cross_entropy", _cross_entropy_forward, _cross_entropy_vjp, lambda needs: (True, True)
+)
 
 
 def _mse_forward(prediction, target):

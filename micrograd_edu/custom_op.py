@@ -24,8 +24,15 @@ diagram instead of a matmul and an add.
 >>> y.op, y.grad_fn
 ('Linear', <LinearBackward>)
 >>> y.sum().backward()
->>> w.grad.ravel(), b.grad
-(array([2., 2., 2.]), array([2.]))
+>>> w.grad.data.ravel(), b.grad
+(array([2., 2., 2.]), tensor([2.]))
+
+A ``forward`` may return a tuple of tensors; ``apply`` then returns a tuple and
+``backward`` receives one gradient per output (zeros for an output that reached
+the loss by no path), as in PyTorch. Under ``backward(create_graph=True)`` the
+user's ``backward`` runs recorded, on the real inputs, so a gradient through a
+``Function`` can be differentiated again when its ``backward`` is written with
+tensor operations.
 """
 
 from __future__ import annotations
@@ -46,12 +53,22 @@ class Context:
     """Where ``forward`` leaves what ``backward`` needs."""
 
     def __init__(self) -> None:
-        self.saved_tensors: tuple = ()
+        self._saved: tuple = ()
+        self._stand_ins: list[Tensor] = []  # the leaves forward was given
+        self._originals: dict[int, Tensor] = {}  # forward's stand-ins -> the real inputs
+        self._outputs: tuple | None = None  # forward's outputs, when it returned a tuple
         self.needs_input_grad: tuple[bool, ...] = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         """Keep these tensors for ``backward`` (freed after it, like any saved value)."""
-        self.saved_tensors = tensors
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What ``forward`` saved; under ``create_graph`` the real (recorded) inputs."""
+        if STATE.enabled and self._originals:
+            return tuple(self._originals.get(id(t), t) for t in self._saved)
+        return self._saved
 
 
 class Function:
@@ -62,20 +79,17 @@ class Function:
         raise NotImplementedError("Function subclasses define forward(ctx, *inputs)")
 
     @staticmethod
-    def backward(ctx: Context, grad: Tensor) -> Any:
+    def backward(ctx: Context, *grads: Tensor) -> Any:
         raise NotImplementedError("Function subclasses define backward(ctx, grad)")
 
     @classmethod
-    def apply(cls, *args: Any) -> Tensor:
-        """Run ``forward`` on ``args`` and record one node for the whole operation.
+    def apply(cls, *args: Any) -> Any:
+        """Run ``forward`` on ``args`` and record one node for the whole operation (one
+        per output when it returns a tuple).
 
         Tensor arguments are differentiated; other arguments (numbers, flags)
         are passed to ``forward`` as they are and get no gradient.
         """
-        op = cls.__dict__.get("_op")
-        if op is None:
-            op = Op(cls.__name__, _forward, _vjp)
-            cls._op = op
         inputs = [a for a in args if isinstance(a, Tensor)]
         # Which positions hold tensors, and the other arguments as given.
         layout = tuple(None if isinstance(a, Tensor) else (a,) for a in args)
@@ -83,7 +97,24 @@ class Function:
         ctx.needs_input_grad = tuple(
             isinstance(a, Tensor) and a.requires_grad and is_grad_enabled() for a in args
         )
-        return apply(op, *inputs, static=(cls, ctx, layout))
+        first = apply(_op(cls), *inputs, static=(cls, ctx, layout, 0))
+        pairs = zip(ctx._stand_ins, inputs, strict=True)
+        ctx._originals = {id(stand_in): x for stand_in, x in pairs}
+        outputs = ctx._outputs
+        if outputs is None:
+            return first
+        # More outputs: one node each, sharing the context; forward ran once.
+        op = _op(cls)
+        rest = [apply(op, *inputs, static=(cls, ctx, layout, k)) for k in range(1, len(outputs))]
+        return (first, *rest)
+
+
+def _op(cls: type) -> Op:
+    op = cls.__dict__.get("_op")
+    if op is None:
+        op = Op(cls.__name__, _forward, _vjp)
+        cls._op = op
+    return op
 
 
 @contextmanager
@@ -98,28 +129,41 @@ def _untraced():
         STATE.tape = tape
 
 
-def _call_args(xs: tuple, layout: tuple) -> list:
-    arrays = iter(xs)
-    return [_leaf(next(arrays)) if slot is None else slot[0] for slot in layout]
-
-
 def _forward(*xs_and_static: Any) -> np.ndarray:
-    *xs, cls, ctx, layout = xs_and_static
-    with _untraced():
-        out = cls.forward(ctx, *_call_args(tuple(xs), layout))
-    out = out.data if isinstance(out, Tensor) else np.asarray(out)
+    *xs, cls, ctx, layout, k = xs_and_static
+    if k == 0:  # the first output runs forward (again, when freeze replays it)
+        arrays = iter(xs)
+        args = [_leaf(next(arrays)) if slot is None else slot[0] for slot in layout]
+        ctx._stand_ins = [a for a in args if isinstance(a, Tensor)]
+        with _untraced():
+            out = cls.forward(ctx, *args)
+        ctx._outputs = tuple(_array(cls, o) for o in out) if isinstance(out, tuple) else None
+        return _array(cls, out) if ctx._outputs is None else ctx._outputs[0]
+    return ctx._outputs[k]
+
+
+def _array(cls: type, out: Any) -> np.ndarray:
+    out = out._data if isinstance(out, Tensor) else np.asarray(out)
     if out.dtype.kind != "f":
         raise TypeError(
             f"{cls.__name__}.forward returned dtype {out.dtype}; it must return a floating "
-            "tensor or array"
+            "tensor or array (or a tuple of them)"
         )
     return out
 
 
-def _vjp(g, out, xs, needs, cls, ctx, layout):
+def _vjp(g, out, xs, needs, cls, ctx, layout, k):
     name = cls.__name__
-    with _untraced():
-        grads = cls.backward(ctx, _leaf(g))
+    recorded = not isinstance(g, np.ndarray)
+    count = 1 if ctx._outputs is None else len(ctx._outputs)
+    # This node is output k: the other outputs' gradients are zero in this call (backward
+    # is linear in them, so the calls for each output add up to PyTorch's single call).
+    grads_in = [g if j == k else _zeros(ctx._outputs[j], recorded) for j in range(count)]
+    if recorded:
+        grads = cls.backward(ctx, *grads_in)
+    else:
+        with _untraced():
+            grads = cls.backward(ctx, *[_leaf(x) for x in grads_in])
     grads = tuple(grads) if isinstance(grads, tuple | list) else (grads,)
     # PyTorch's convention: one gradient per forward argument, None for the others.
     positions = [i for i, slot in enumerate(layout) if slot is None]
@@ -135,21 +179,33 @@ def _vjp(g, out, xs, needs, cls, ctx, layout):
             result.append(None)
             continue
         if grad is None:  # PyTorch's convention for "no dependence": a zero gradient
-            result.append(np.zeros_like(x))
+            result.append(_zeros(x, recorded))
             continue
-        grad = grad.data if isinstance(grad, Tensor) else np.asarray(grad)
-        # Counted from 1, as people count forward's arguments ("input 3 of 3" is the last).
-        which = f"input {i + 1} of {len(layout)}"
-        if grad.shape != x.shape:
-            raise ShapeError(
-                f"{name}.backward: the gradient for {which} has shape {grad.shape}, but "
-                f"{which} has shape {x.shape}; a gradient has the shape of its input "
-                "(return them in the order of forward's arguments)"
-            )
-        if grad.dtype != x.dtype:
-            raise TypeError(
-                f"{name}.backward: the gradient for {which} has dtype {grad.dtype}, but "
-                f"{which} has dtype {x.dtype}; a gradient has the dtype of its input"
-            )
+        if not recorded:
+            grad = grad._data if isinstance(grad, Tensor) else np.asarray(grad)
+        elif not isinstance(grad, Tensor):
+            grad = _leaf(np.asarray(grad))
+        _check(name, i, len(layout), grad, x)
         result.append(grad)
     return tuple(result)
+
+
+def _zeros(like: Any, recorded: bool) -> Any:
+    zeros = np.zeros(like.shape, dtype=like.dtype)
+    return _leaf(zeros) if recorded else zeros
+
+
+def _check(name: str, i: int, n: int, grad: Any, x: Any) -> None:
+    # Counted from 1, as people count forward's arguments ("input 3 of 3" is the last).
+    which = f"input {i + 1} of {n}"
+    if grad.shape != x.shape:
+        raise ShapeError(
+            f"{name}.backward: the gradient for {which} has shape {grad.shape}, but "
+            f"{which} has shape {x.shape}; a gradient has the shape of its input "
+            "(return them in the order of forward's arguments)"
+        )
+    if grad.dtype != x.dtype:
+        raise TypeError(
+            f"{name}.backward: the gradient for {which} has dtype {grad.dtype}, but "
+            f"{which} has dtype {x.dtype}; a gradient has the dtype of its input"
+        )

@@ -74,6 +74,12 @@ class Value:
     ) -> None:
         if type(data) is not float:
             data = as_float(data, "Value")
+        if type(label) is not str:
+            raise TypeError(
+                f"Value: the second argument is the label, a str, got {type(label).__name__}; "
+                "micrograd's Value(data, (children,), 'op') is not needed here: operators "
+                "record the parents and their local derivatives (write a + b, a.tanh(), ...)"
+            )
         self.data = data
         self.grad = 0.0
         self.parents = _parents

@@ -15,7 +15,9 @@ What the replay assumes, and checks:
   shape raises :class:`~micrograd_edu.ops.ShapeError` naming the input (call
   ``freeze`` again with new examples: it does not re-trace behind your back);
 * the function takes the same path every time: Python ``if``/``for`` on
-  values is decided once, at tracing, like in any static graph;
+  values is decided once, at tracing, like in any static graph (a read of a
+  value while tracing, ``.item()``, ``bool()``, ``.data``, warns once with a
+  :class:`~micrograd_edu.tensor.TracingWarning`, as ``torch.jit.trace`` does);
 * tensors the function uses without taking them as arguments (weights in a
   closure) are read afresh at each call, and receive gradients if they
   required grad when traced. Which tensors receive gradients is fixed at
@@ -52,7 +54,7 @@ def freeze(f: Callable[..., Tensor], *example_inputs: Tensor) -> FrozenFunction:
     that replays its forward and backward pass for new inputs of the same
     shapes. ``f`` must return one tensor; a scalar if anything requires grad.
     """
-    inputs = [x if isinstance(x, Tensor) else Tensor(x) for x in example_inputs]
+    inputs = _distinct([x if isinstance(x, Tensor) else Tensor(x) for x in example_inputs])
     tape: list = []
     outer, STATE.tape = STATE.tape, tape
     try:
@@ -70,6 +72,22 @@ def freeze(f: Callable[..., Tensor], *example_inputs: Tensor) -> FrozenFunction:
             "backward too, so it must return a scalar (a loss); reduce it, e.g. .sum()"
         )
     return FrozenFunction(f, inputs, tape, result)
+
+
+def _distinct(inputs: list[Tensor]) -> list[Tensor]:
+    """The examples with a tensor given for two arguments (``freeze(f, x, x)``) made two
+    tensors, so that each argument gets its own slot: a later call with two different
+    tensors then computes f(a, b), not f(a, a)."""
+    seen: set[int] = set()
+    out = []
+    for x in inputs:
+        if id(x) in seen:
+            twin = _leaf(x._data)
+            twin.requires_grad_(x.requires_grad)
+            x = twin
+        seen.add(id(x))
+        out.append(x)
+    return out
 
 
 class FrozenFunction:
@@ -146,7 +164,7 @@ class FrozenFunction:
                 f"frozen {self.name}: traced with {len(self._signature)} inputs, "
                 f"called with {len(inputs)}"
             )
-        arrays = [x.data if isinstance(x, Tensor) else np.asarray(x) for x in inputs]
+        arrays = [x._data if isinstance(x, Tensor) else np.asarray(x) for x in inputs]
         for i, (data, (shape, dtype)) in enumerate(zip(arrays, self._signature, strict=True)):
             if data.shape != shape or data.dtype != dtype:
                 raise ShapeError(
@@ -156,7 +174,7 @@ class FrozenFunction:
                     f"function replays one shape: call freeze({self.name}, ...) again with "
                     "examples of the new shape"
                 )
-        return arrays + [t.data for t in self._captured]
+        return arrays + [t._data for t in self._captured]
 
 
 def _compile(program: list, leaves: list, result: int, targets: list, dtypes: list):

@@ -172,11 +172,12 @@ def kaiming_normal_(
     target: Any,
     a: float = 0.0,
     mode: str = "fan_in",
-    nonlinearity: str = "relu",
+    nonlinearity: str = "leaky_relu",
     *,
     seed: Seed = None,
 ) -> Any:
-    """He initialisation: N(0, gain²/fan), gain √2 for ReLU (He et al., 2015).
+    """He initialisation: N(0, gain²/fan) (He et al., 2015). PyTorch's default
+    ``nonlinearity="leaky_relu"`` with slope ``a`` gives gain √(2/(1 + a²)): √2 for a = 0.
 
     >>> w = kaiming_normal_(np.empty((400, 50)), seed=0)   # fan_in = 50
     >>> round(float(w.std() * 50**0.5), 1)                 # ≈ √2
@@ -191,11 +192,13 @@ def kaiming_uniform_(
     target: Any,
     a: float = 0.0,
     mode: str = "fan_in",
-    nonlinearity: str = "relu",
+    nonlinearity: str = "leaky_relu",
     *,
     seed: Seed = None,
 ) -> Any:
-    """He initialisation, uniform: U(−b, b) with b = √3 · gain/√fan (same variance).
+    """He initialisation, uniform: U(−b, b) with b = √3 · gain/√fan (same variance),
+    gain as in :func:`kaiming_normal_`. ``a=√5`` gives b = 1/√fan, the bound of
+    PyTorch's ``Linear`` weights.
 
     >>> w = kaiming_uniform_(np.empty((400, 50)), seed=0)
     >>> bool(np.abs(w).max() <= 6**0.5 / 50**0.5)

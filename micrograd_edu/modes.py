@@ -8,12 +8,16 @@ mode               records the graph?  tensors it creates
 default            yes, for inputs     ordinary tensors
                    that require grad
 ``no_grad()``      no                  ordinary tensors (usable in graphs later)
-``inference_mode`` no                  *inference tensors*: using one later in a
-                                       recorded computation is an error
+``inference_mode`` no                  *inference tensors*: a later recorded
+                                       computation may use one but not save it
+                                       for backward (``inf + w`` records,
+                                       ``inf * w`` raises), nor change it in place
 =================  ==================  =========================================
 
-``requires_grad`` takes effect only in the default mode. Both managers work as
-``with`` blocks and as decorators, and nest.
+``requires_grad`` takes effect only in the default mode. ``enable_grad()``
+turns recording back on inside ``no_grad()`` but not inside ``inference_mode()``
+(as in PyTorch). The managers work as ``with`` blocks and as decorators (``@no_grad``
+with or without parentheses), and nest; ``set_grad_enabled(flag)`` chooses.
 
 >>> from micrograd_edu import Tensor, no_grad, is_grad_enabled
 >>> w = Tensor([1.0, 2.0], requires_grad=True)
@@ -25,95 +29,165 @@ default            yes, for inputs     ordinary tensors
 
 from __future__ import annotations
 
-from contextlib import ContextDecorator
+import functools
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["no_grad", "inference_mode", "enable_grad", "is_grad_enabled", "is_inference_mode"]
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode",
+]
 
 
 class _State:
     """The engine's global switches (one Python thread at a time, like a notebook).
 
-    ``enabled``: operations are recorded; ``inference``: new tensors are
-    inference tensors; ``tape``: a list that ``freeze`` is tracing into, or None.
+    ``grad``: the grad mode (``no_grad``/``enable_grad``); ``inference``: inside
+    ``inference_mode``; ``enabled``: operations are recorded (grad mode and not
+    inference, kept as one flag for the hot path); ``tape``: a list that ``freeze``
+    is tracing into, or None.
     """
 
-    __slots__ = ("enabled", "inference", "tape")
+    __slots__ = ("grad", "inference", "enabled", "tape")
 
     def __init__(self) -> None:
-        self.enabled = True
+        self.grad = True
         self.inference = False
+        self.enabled = True
         self.tape: list | None = None
+
+    def set(self, grad: bool, inference: bool) -> None:
+        self.grad, self.inference = grad, inference
+        self.enabled = grad and not inference
 
 
 STATE = _State()
 
 
-class _Mode(ContextDecorator):
-    """Set the switches on entry and restore them on exit (a stack, so a
-    decorated function may call itself)."""
+class _Mode:
+    """Set the switches on entry and restore them on exit (a stack, so a decorated
+    function may call itself). Used bare as a decorator (``@no_grad``), the class
+    wraps the function itself."""
 
-    _enabled = True
-    _inference = False
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and callable(args[0]) and not kwargs and cls._bare_ok:
+            return cls()(args[0])
+        return super().__new__(cls)
 
-    def __init__(self) -> None:
+    _bare_ok = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._saved: list[tuple[bool, bool]] = []
 
+    def _switches(self) -> tuple[bool, bool]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
     def __enter__(self) -> _Mode:
-        self._saved.append((STATE.enabled, STATE.inference))
-        STATE.enabled = self._enabled
-        # Entering no_grad inside inference_mode keeps the tensors inference tensors.
-        STATE.inference = self._inference or (STATE.inference and not self._enabled)
+        self._saved.append((STATE.grad, STATE.inference))
+        STATE.set(*self._switches())
         return self
 
     def __exit__(self, *exc: object) -> None:
-        STATE.enabled, STATE.inference = self._saved.pop()
+        STATE.set(*self._saved.pop())
+
+    def __call__(self, f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return f(*args, **kwargs)
+
+        return wrapped
 
 
 class no_grad(_Mode):
     """Do not record operations: results have no ``grad_fn`` and do not require grad.
 
     >>> from micrograd_edu import Tensor
-    >>> @no_grad()
+    >>> @no_grad
     ... def predict(w):
     ...     return w * 3
     >>> predict(Tensor(1.0, requires_grad=True))
     tensor(3.)
     """
 
-    _enabled = False
+    def _switches(self) -> tuple[bool, bool]:
+        return False, STATE.inference
+
+
+class enable_grad(_Mode):
+    """Record operations again inside a ``no_grad`` block (as ``torch.enable_grad``);
+    inside ``inference_mode`` nothing is recorded all the same."""
+
+    def _switches(self) -> tuple[bool, bool]:
+        return True, STATE.inference
+
+
+class set_grad_enabled(_Mode):
+    """``no_grad`` when ``mode`` is False, ``enable_grad`` when True. It takes effect at
+    once, as a function call, and as a ``with`` block restores the mode on exit.
+
+    >>> from micrograd_edu import is_grad_enabled
+    >>> with set_grad_enabled(False):
+    ...     is_grad_enabled()
+    False
+    """
+
+    _bare_ok = False
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__()
+        self._mode = bool(mode)
+        self._previous = (STATE.grad, STATE.inference)
+        STATE.set(self._mode, STATE.inference)
+
+    def _switches(self) -> tuple[bool, bool]:
+        return self._mode, STATE.inference
+
+    def __enter__(self) -> _Mode:
+        self._saved.append(self._previous)
+        STATE.set(*self._switches())
+        return self
 
 
 class inference_mode(_Mode):
-    """Like :class:`no_grad`, and the tensors created are marked as inference
-    tensors, which a later recorded computation refuses (PyTorch does the same,
-    so that it may skip the bookkeeping a graph would need).
+    """Like :class:`no_grad`, and the tensors created are marked as *inference
+    tensors*, which a later recorded computation may use but not save for backward
+    (PyTorch's rule, which lets it skip the bookkeeping a graph would need).
+    ``inference_mode(False)`` changes nothing.
 
     >>> from micrograd_edu import Tensor
     >>> w = Tensor([1.0], requires_grad=True)
     >>> with inference_mode():
     ...     x = Tensor([2.0]) * 1
+    >>> (x + w).requires_grad
+    True
     >>> w * x  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    RuntimeError: mul: an input was created under inference_mode()...
+    RuntimeError: mul: an input was created under inference_mode(), and inference tensors...
     """
 
-    _enabled = False
-    _inference = True
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__()
+        self._on = bool(mode)
 
-
-class enable_grad(_Mode):
-    """Record operations again inside a ``no_grad`` block (as ``torch.enable_grad``)."""
+    def _switches(self) -> tuple[bool, bool]:
+        return (False, True) if self._on else (STATE.grad, STATE.inference)
 
 
 def is_grad_enabled() -> bool:
-    """True when operations are being recorded (the default mode).
+    """True when the grad mode records (outside ``no_grad``; ``inference_mode`` is
+    asked with :func:`is_inference_mode`).
 
     >>> with no_grad():
     ...     is_grad_enabled()
     False
     """
-    return STATE.enabled
+    return STATE.grad and not STATE.inference
 
 
 def is_inference_mode() -> bool:

@@ -15,6 +15,13 @@ index). Nothing here knows about ``Tensor``: the dynamic graph in
 :mod:`micrograd_edu.tensor` and the frozen replay in :mod:`micrograd_edu.freeze`
 call the same functions.
 
+A ``vjp`` is written once for two kinds of arguments: numpy arrays (every
+ordinary ``backward``) and tensors (``backward(create_graph=True)``, where the
+backward pass is itself recorded so that a gradient can be differentiated
+again). It uses operators and the methods both kinds share, and for the rest the
+namespace :func:`namespace_of` picks: :data:`~micrograd_edu.rules.NUMPY` for
+arrays, :data:`TENSOR` (the same names as tensor methods) for tensors.
+
 Elementwise operations are not written here one by one: they are built from
 the derivative table :data:`micrograd_edu.rules.RULES` by :func:`elementwise`.
 Every gradient of a broadcast input goes back to its shape through one helper,
@@ -24,25 +31,100 @@ Every gradient of a broadcast input goes back to its shape through one helper,
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .rules import NUMPY, RULES, DomainError, Rule
 
-__all__ = ["Op", "ShapeError", "unbroadcast", "elementwise", "ELEMENTWISE"]
+__all__ = [
+    "Op",
+    "ShapeError",
+    "DimensionError",
+    "saves_all",
+    "saves_none",
+    "ARRAYS",
+    "TENSOR",
+    "namespace_of",
+    "unbroadcast",
+    "elementwise",
+    "ELEMENTWISE",
+]
 
 
 class ShapeError(ValueError):
     """Shapes that do not fit an operation (the message names both)."""
 
 
+class DimensionError(ShapeError, IndexError):
+    """An axis (``dim``) out of range: an ``IndexError`` as in PyTorch and numpy, and a
+    :class:`ShapeError` like every other shape mistake."""
+
+
+def saves_all(needs: tuple) -> tuple:
+    """An op's backward reads every input (the default :attr:`Op.saves`)."""
+    return (True,) * len(needs)
+
+
+def saves_none(needs: tuple) -> tuple:
+    """An op's backward reads no input, only shapes (a reshape, a sum)."""
+    return (False,) * len(needs)
+
+
 class Op(NamedTuple):
-    """An operation the engine can record: see the module docstring."""
+    """An operation the engine can record: see the module docstring.
+
+    ``saves(needs)`` says which inputs the backward pass reads (one bool per
+    input): an inference tensor may be used where it is not read, as in
+    PyTorch (``inference + w`` records, ``inference * w`` cannot).
+    """
 
     name: str
     forward: Callable[..., Any]
     vjp: Callable[..., tuple]
+    saves: Callable[[tuple], tuple] = saves_all
+
+
+def _method(name: str) -> Callable[..., Any]:
+    return lambda x, *args: getattr(x, name)(*args)
+
+
+#: The primitives of :data:`~micrograd_edu.rules.NUMPY` as tensor methods, so a rule's
+#: partials and a generic ``vjp`` run on tensors and are recorded (``create_graph``).
+TENSOR = SimpleNamespace(
+    **{name: _method(name) for name in vars(NUMPY) if name != "pow_slope"},
+    pow_slope=lambda a, b: (b * a ** (b - 1)).where(b != 0, 0.0),
+    where=lambda condition, a, b: a.where(condition, b),
+    broadcast_to=lambda x, shape: x.expand(*shape),
+    flip=lambda x, axis: x.flip(axis),
+    cumsum=lambda x, axis: x.cumsum(axis),
+    permute=lambda x, axes: x.permute(*axes),
+)
+
+
+#: The same names for numpy arrays: :data:`~micrograd_edu.rules.NUMPY` and the few array
+#: functions a generic ``vjp`` needs beyond operators and shared methods.
+ARRAYS = SimpleNamespace(
+    **vars(NUMPY),
+    where=np.where,
+    broadcast_to=np.broadcast_to,
+    flip=np.flip,
+    cumsum=lambda x, axis: np.cumsum(x, axis=axis),
+    permute=np.transpose,
+)
+
+
+def namespace_of(x: Any) -> SimpleNamespace:
+    """:data:`ARRAYS` for an array or a number, :data:`TENSOR` for a tensor: the
+    primitives a generic ``vjp`` calls.
+
+    >>> namespace_of(np.ones(2)).exp is np.exp, namespace_of(2.0) is ARRAYS
+    (True, True)
+    """
+    if type(x) is np.ndarray:
+        return ARRAYS
+    return ARRAYS if isinstance(x, np.ndarray | np.generic | float | int) else TENSOR
 
 
 def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -76,7 +158,7 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     axes = tuple(range(extra)) + tuple(
         extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1
     )
-    return grad.sum(axis=axes, keepdims=True).reshape(shape)
+    return grad.sum(axis=axes, keepdims=True).reshape(shape)  # a Tensor's methods too
 
 
 # --------------------------------------------------------------------------
@@ -155,14 +237,18 @@ def elementwise(rule: Rule) -> Op:
             raise
 
     check_grad = rule.grad_domain is not None
+    reads = _reads(rule)
+
+    def saves(needs: tuple) -> tuple:
+        return tuple(any(n and i in r for n, r in zip(needs, reads)) for i in range(len(needs)))  # noqa: B905
 
     if rule.arity == 1:
         (partial,) = partials
 
         def vjp(g, out, xs, needs):
             if check_grad:
-                check_domain_arrays(rule, xs, grad=True)
-            return (_times(g, partial(ns, out, *xs)),)
+                check_domain_arrays(rule, _arrays(xs), grad=True)
+            return (_times(g, partial(namespace_of(g), out, *xs)),)
 
     else:  # two inputs, either of which may have been broadcast
         partial_a, partial_b = partials
@@ -170,12 +256,51 @@ def elementwise(rule: Rule) -> Op:
         def vjp(g, out, xs, needs):
             a, b = xs
             if check_grad and needs[1]:
-                check_domain_arrays(rule, xs, grad=True)
-            ga = unbroadcast(_times(g, partial_a(ns, out, a, b)), a.shape) if needs[0] else None
-            gb = unbroadcast(_times(g, partial_b(ns, out, a, b)), b.shape) if needs[1] else None
+                check_domain_arrays(rule, _arrays(xs), grad=True)
+            space = namespace_of(g)
+            ga = unbroadcast(_times(g, partial_a(space, out, a, b)), a.shape) if needs[0] else None
+            gb = unbroadcast(_times(g, partial_b(space, out, a, b)), b.shape) if needs[1] else None
             return ga, gb
 
-    return Op(name, forward, vjp)
+    return Op(name, forward, vjp, saves)
+
+
+def _arrays(xs: tuple) -> tuple:
+    return tuple(x if isinstance(x, np.ndarray) else np.asarray(x) for x in xs)
+
+
+class _Probe:
+    """Stands for an argument of a partial, to learn which arguments it reads."""
+
+    def __init__(self, index: int, seen: set[int]) -> None:
+        self.index, self.seen = index, seen
+
+    def _use(self, *others: Any) -> _Probe:
+        self.seen.add(self.index)
+        for other in others:
+            if isinstance(other, _Probe):
+                other.seen.add(other.index)
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _use
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = _use
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __and__ = __or__ = _use
+    __hash__ = object.__hash__
+
+
+def _reads(rule: Rule) -> list[set[int]]:
+    """For each partial of ``rule``, the inputs it reads (``out`` counts as every input:
+    it is computed from them, and an inference tensor's result is an inference tensor)."""
+    found = []
+    for partial in rule.partials:
+        seen: set[int] = set()
+        probes = [_Probe(i, seen) for i in range(-1, rule.arity)]
+        space = SimpleNamespace(**{n: (lambda *a: a[0]._use(*a)) for n in vars(NUMPY)})
+        result = partial(space, *probes)
+        if isinstance(result, _Probe):
+            seen.add(result.index)
+        found.append(set(range(rule.arity)) if -1 in seen else seen)
+    return found
 
 
 #: One tensor operation per rule, built by :func:`elementwise`.

@@ -98,6 +98,17 @@ def _numpy_sigmoid(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
 
 
+# d(a**b)/da = b·a**(b-1), except that a**0 is the constant 1 whatever a is: its slope is 0,
+# also at a = 0 where b·a**(b-1) would be 0·∞ (PyTorch and the mathematics agree).
+def _float_pow_slope(a: float, b: float) -> float:
+    return 0.0 if b == 0 else b * a ** (b - 1)
+
+
+def _numpy_pow_slope(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b == 0, 0.0, b * a ** (b - 1))
+
+
 #: Primitives on Python floats.
 MATH = SimpleNamespace(
     sin=math.sin,
@@ -113,6 +124,8 @@ MATH = SimpleNamespace(
     sign=lambda x: (x > 0) - (x < 0) + 0.0,
     step=lambda x: 1.0 if x > 0.0 else 0.0,
     floor=math.floor,
+    log1p=math.log1p,
+    pow_slope=_float_pow_slope,
 )
 
 #: Primitives on numpy arrays (elementwise).
@@ -130,6 +143,8 @@ NUMPY = SimpleNamespace(
     sign=np.sign,
     step=lambda x: (x > 0).astype(x.dtype if hasattr(x, "dtype") else float),
     floor=np.floor,
+    log1p=np.log1p,
+    pow_slope=_numpy_pow_slope,
 )
 
 
@@ -160,7 +175,7 @@ RULES: dict[str, Rule] = {
         _rule(
             "pow",
             lambda ns, a, b: a**b,
-            lambda ns, o, a, b: b * a ** (b - 1),
+            lambda ns, o, a, b: ns.pow_slope(a, b),
             lambda ns, o, a, b: o * ns.log(a),
             domain=lambda ns, a, b: ((a < 0) & (b != ns.floor(b))) | ((a == 0) & (b < 0)),
             domain_message=(
@@ -181,6 +196,13 @@ RULES: dict[str, Rule] = {
             lambda ns, o, x: 1.0 / x,
             domain=lambda ns, x: x <= 0,
             domain_message="log is defined only for positive inputs",
+        ),
+        _rule(
+            "log1p",
+            lambda ns, x: ns.log1p(x),
+            lambda ns, o, x: 1.0 / (1.0 + x),
+            domain=lambda ns, x: x <= -1,
+            domain_message="log1p(x) = log(1 + x) is defined only for x > -1",
         ),
         _rule("sin", lambda ns, x: ns.sin(x), lambda ns, o, x: ns.cos(x)),
         _rule("cos", lambda ns, x: ns.cos(x), lambda ns, o, x: -ns.sin(x)),

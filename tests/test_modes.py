@@ -56,13 +56,25 @@ def test_no_grad_tensors_are_ordinary_later():
     np.testing.assert_allclose(w.grad, [3.0])
 
 
-def test_inference_tensors_refused_later_only_when_recorded():
+def test_inference_tensors_refused_later_only_when_saved_for_backward():
+    # PyTorch's rule: an inference tensor may take part in a recorded computation, but
+    # not be saved for its backward (x + w needs neither value; x * w needs x for dw).
     with inference_mode():
         x = Tensor([3.0]) * 1
-        assert is_inference_mode()
+        assert is_inference_mode() and x.is_inference()
     assert (x * 2).data[0] == 6.0  # nothing requires grad: not recorded, allowed
-    with pytest.raises(RuntimeError, match="inference_mode"):
-        Tensor([1.0], requires_grad=True) + x
+    w = Tensor([1.0], requires_grad=True)
+    y = w + x
+    y.backward()
+    assert y.requires_grad and w.grad.tolist() == [1.0]
+    with pytest.raises(RuntimeError, match="inference_mode.*cannot be saved for backward"):
+        w * x
+    with pytest.raises(RuntimeError, match="inference tensor cannot be changed in place"):
+        with no_grad():
+            x += 1
+    with inference_mode():
+        x += 1  # inside inference_mode it may
+    assert x.tolist() == [4.0]
 
 
 def test_enable_grad_inside_no_grad():

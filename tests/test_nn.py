@@ -154,10 +154,12 @@ def test_module_tree_matches_pytorch():
             (n, tuple(p.shape)) for n, p in b.named_parameters()
         ]
         assert repr(a).replace("Net2", "TorchNet2") == repr(b)
-    # PyTorch's own weights, loaded into ours, give PyTorch's outputs
+    # PyTorch's own weights, loaded into ours, give PyTorch's outputs. load_state_dict
+    # copies into the parameters (as PyTorch's), so ours stay float64: float32's precision.
     ours.load_state_dict(theirs.state_dict())
+    assert ours[0].weight.dtype == np.float64
     x = torch.randn(5, 4)
-    assert np.allclose(ours(Tensor(x.numpy())).data, theirs(x).detach().numpy(), rtol=1e-6)
+    assert np.allclose(ours(Tensor(x.numpy())).data, theirs(x).detach().numpy(), rtol=1e-5)
     nested_ours = nn.Sequential(Net2(), nn.ModuleList([nn.Tanh(), nn.Sigmoid()]))
     nested_theirs = torch.nn.Sequential(
         TorchNet2(), torch.nn.ModuleList([torch.nn.Tanh(), torch.nn.Sigmoid()])

@@ -136,9 +136,9 @@ def test_other_domains_from_the_rule_table():
 def test_shape_errors_of_other_operations():
     with pytest.raises(ShapeError, match=r"reshape.*\(2, 3\).*\(4,\)"):
         leaf(np.ones((2, 3))).reshape(4)
-    with pytest.raises(ShapeError, match=r"concatenate.*\(2, 3\), \(2, 4\).*axis 0"):
+    with pytest.raises(ShapeError, match=r"cat.*\(2, 3\), \(2, 4\).*axis 0"):
         concatenate([Tensor(np.ones((2, 3))), Tensor(np.ones((2, 4)))])
-    with pytest.raises(ShapeError, match=r"sum: axis \(2,\).*\(2, 3\)"):
+    with pytest.raises(ShapeError, match=r"sum: dim 2 is out of range for .* shape \(2, 3"):
         leaf(np.ones((2, 3))).sum(axis=2)
     with pytest.raises(ShapeError, match=r"mse_loss.*\(3,\).*\(3, 1\)"):
         mse_loss(leaf(np.ones(3)), Tensor(np.ones((3, 1))))

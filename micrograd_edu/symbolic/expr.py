@@ -189,7 +189,12 @@ attach_rules(Expr, _unary, _binary)
 
 #: The namespace whose primitives build nodes: ``RULES["sin"].partials[0](SYMBOLIC, out, x)``
 #: is the expression ``cos(x)``.
-SYMBOLIC = SimpleNamespace(**{name: _function(name) for name in FUNCTIONS})
+SYMBOLIC = SimpleNamespace(
+    **{name: _function(name) for name in FUNCTIONS},
+    # The slope of a**b in a, as the expression the power rule writes: simplify turns the
+    # case b = 0 (0 · a**-1) into 0.
+    pow_slope=lambda a, b: b * a ** (b - 1),
+)
 
 
 # ----------------------------------------------------------------------------- structure

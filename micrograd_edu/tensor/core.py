@@ -3,9 +3,12 @@
 Every operation on tensors goes through :func:`apply`: it runs the
 operation's ``forward`` on the arrays and, when some input requires a gradient
 (and the mode records, see :mod:`micrograd_edu.modes`), keeps the operation and
-its inputs on the result. ``backward`` then walks the graph from the result to
-the leaves in reverse topological order, calling each operation's ``vjp`` (see
-:mod:`micrograd_edu.ops`) and summing the gradients that reach each tensor.
+its inputs on the result. ``backward`` (:mod:`micrograd_edu.autograd`) then
+walks the graph from the result to the leaves in reverse topological order.
+
+This file holds what every tensor is (its slots, construction, conversions and
+printing); the operations are attached from :mod:`.methods` and the in-place
+forms from :mod:`.inplace`.
 
 >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
 >>> y = (x * x).sum()
@@ -13,53 +16,62 @@ the leaves in reverse topological order, calling each operation's ``vjp`` (see
 tensor(5., grad_fn=<SumBackward>)
 >>> y.backward()
 >>> x.grad
-array([[2., 4.]])
+tensor([[2., 4.]])
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import numbers
+import warnings
+from collections.abc import Callable, Iterator
 from itertools import count
 from typing import Any
 
 import numpy as np
 
-from .. import array_ops as A
-from ..autograd import BackwardFunction, run_backward
-from ..functions import attach_rules
+from .. import autograd
+from ..autograd import BackwardFunction
 from ..modes import STATE
-from ..ops import ELEMENTWISE, Op, ShapeError
-from ..rules import Rule
+from ..ops import Op
 
-__all__ = ["Tensor", "apply"]
+__all__ = ["Tensor", "apply", "as_dtype", "bump_version", "TracingWarning"]
 
 _FLOATS = (np.float32, np.float64)
+
+
+class TracingWarning(UserWarning):
+    """``freeze`` met a read of a value that may steer Python's control flow."""
 
 
 class Tensor:
     """An n-dimensional array with reverse-mode automatic differentiation,
     named and behaving like ``torch.Tensor``.
 
-    Python numbers and lists become float64; numpy arrays keep their dtype
-    (float32 stays float32, ints and bools are allowed without
-    ``requires_grad``); ``dtype=`` chooses. An operation outside its domain
-    (``log`` of 0, division by 0, ...) raises :class:`~micrograd_edu.DomainError`
-    naming the operation and the first bad entry, instead of returning NaN
-    that would surface far downstream.
+    ``Tensor(data)`` makes float64 entries from numbers and lists (as
+    ``torch.Tensor(data)`` makes floats of the default dtype); numpy arrays keep
+    their dtype, and :func:`~micrograd_edu.tensor` infers one (a list of ints gives
+    int64, usable as class labels and as an index). ``dtype=`` chooses.
+
+    ``.data`` is the numpy array itself (as micrograd's ``Value.data`` is the
+    number; PyTorch's ``.data`` is a detached tensor: use :meth:`detach` for that),
+    and ``.grad`` is a tensor, as in PyTorch. An operation outside its domain
+    (``log`` of 0, ...) raises :class:`~micrograd_edu.DomainError` naming the
+    operation and the first bad entry, instead of returning NaN that would surface
+    far downstream.
 
     >>> w = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     >>> x = Tensor([1.0, 1.0])
     >>> loss = (w @ x).relu().sum()
     >>> loss.backward()
     >>> w.grad
-    array([[1., 1.],
-           [1., 1.]])
+    tensor([[1., 1.],
+            [1., 1.]])
     """
 
     __slots__ = (
-        "data",
-        "grad",
-        "requires_grad",
+        "_data",
+        "_grad",
+        "_requires_grad",
         "parents",
         "op",
         "label",
@@ -68,38 +80,66 @@ class Tensor:
         "_order",
         "_retains_grad",
         "_inference",
+        "_version",
+        "_hooks",
         "__weakref__",
     )
-    __array_ufunc__ = None  # so `array * tensor` calls Tensor.__rmul__ instead of numpy
 
     def __init__(
-        self,
-        data: Any,
-        requires_grad: bool = False,
-        dtype: Any = None,
-        label: str = "",
+        self, data: Any, requires_grad: bool = False, dtype: Any = None, label: str = ""
     ) -> None:
-        if isinstance(data, Tensor):
-            data = data.data
-        if dtype is not None:
-            array = np.array(data, dtype=dtype)
-        elif isinstance(data, np.ndarray | np.generic):
-            array = np.array(data)  # a copy, keeping the dtype (ints, bools, float32)
-            if array.dtype.kind == "f" and array.dtype not in _FLOATS:
-                array = array.astype(np.float64)
-        else:
-            array = np.array(data, dtype=np.float64)
-        _init(self, array)
+        _init(self, as_array(data, dtype, infer=False, op="Tensor"))
         self.label = label
         if requires_grad:
             self.requires_grad_(True)
 
-    # ---------------------------------------------------------------- basics
+    # ------------------------------------------------------ data, grad, flags
 
-    shape = property(lambda self: self.data.shape, doc="The tuple of axis lengths.")
-    ndim = property(lambda self: self.data.ndim, doc="The number of axes.")
-    dtype = property(lambda self: self.data.dtype, doc="The numpy dtype of the entries.")
-    T = property(lambda self: self.transpose(), doc="The transpose (axes reversed).")
+    @property
+    def data(self) -> np.ndarray:
+        """The numpy array of the entries (shared, not copied). Assigning replaces it."""
+        if STATE.tape is not None:
+            traced_read(".data")
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+        bump_version(self)
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient ``backward`` accumulated here (a tensor of this shape), or None."""
+        g = self._grad
+        if type(g) is np.ndarray:  # backward stores arrays; made a tensor when first read
+            g = self._grad = _leaf(g)
+        return g
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                value = _leaf(np.array(value, dtype=self._data.dtype))
+            if value.shape != self._data.shape:
+                raise ValueError(
+                    f"grad: assigned a gradient of shape {value.shape} to a tensor of shape "
+                    f"{self._data.shape}; they must be equal (or assign None)"
+                )
+        self._grad = value
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this tensor are recorded for ``backward``."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    shape = property(lambda self: self._data.shape, doc="The tuple of axis lengths.")
+    ndim = property(lambda self: self._data.ndim, doc="The number of axes.")
+    dtype = property(lambda self: self._data.dtype, doc="The numpy dtype of the entries.")
+    device = property(lambda self: "cpu", doc="Always 'cpu' (there is no GPU here).")
 
     @property
     def is_leaf(self) -> bool:
@@ -109,65 +149,31 @@ class Tensor:
     @property
     def grad_fn(self) -> BackwardFunction | None:
         """The operation that made this tensor (``None`` for a leaf)."""
-        if self._fn is None:
-            return None
-        return BackwardFunction(self)
+        return None if self._fn is None else BackwardFunction(self)
 
-    def size(self, axis: int | None = None) -> tuple[int, ...] | int:
-        """The shape, or the length of one axis (as ``torch.Tensor.size``)."""
-        return self.data.shape if axis is None else self.data.shape[axis]
-
-    def numel(self) -> int:
-        """The number of entries."""
-        return self.data.size
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def item(self) -> float | int | bool:
-        """The value of a one-entry tensor as a Python number."""
-        if self.data.size != 1:
-            raise ValueError(
-                f"item: only a tensor with one entry converts to a number, this one has "
-                f"shape {self.shape}"
-            )
-        return self.data.item()
-
-    def numpy(self) -> np.ndarray:
-        """The underlying array (shared, not copied; use ``detach`` in a graph)."""
-        return self.data
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self.data if dtype is None else self.data.astype(dtype)
-
-    def detach(self) -> Tensor:
-        """The same values as a new leaf that does not require grad."""
-        return _leaf(self.data)
-
-    def clone(self) -> Tensor:
-        """A copy of the values that stays in the graph (its gradient passes through);
-        also turns an inference tensor into an ordinary one."""
-        return apply(_CLONE, self)
+    def is_inference(self) -> bool:
+        """True for a tensor created under ``inference_mode()``."""
+        return self._inference
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf, in place; returns the tensor."""
-        if requires_grad and self.data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise TypeError(
                 f"requires_grad: only floating-point tensors can require gradients, this one "
-                f"has dtype {self.dtype}; create it with float values (e.g. Tensor(x, "
-                "dtype=float))"
+                f"has dtype {self.dtype}; make it with float values (e.g. .double() or "
+                "Tensor(x, dtype=float))"
             )
         if self._fn is not None and not requires_grad:
             raise RuntimeError(
                 "requires_grad_: this tensor was computed by an operation, so it requires "
                 "grad; use .detach() for a copy that does not"
             )
-        self.requires_grad = bool(requires_grad)
+        self._requires_grad = bool(requires_grad)
         return self
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after ``backward``."""
-        if not self.requires_grad:
+        if not self._requires_grad:
             raise RuntimeError(
                 "retain_grad: this tensor does not require grad, so it gets no gradient"
             )
@@ -177,8 +183,145 @@ class Tensor:
     def retains_grad(self) -> bool:
         return self._retains_grad
 
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _HookHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a tensor it
+        returns replaces the gradient. Returns a handle with ``remove()``.
+
+        >>> x = Tensor([1.0, 2.0], requires_grad=True)
+        >>> handle = x.register_hook(lambda g: g * 10)
+        >>> (x * x).sum().backward(); x.grad
+        tensor([20., 40.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "register_hook: this tensor does not require grad, so no gradient reaches it"
+            )
+        if self._hooks is None:
+            self._hooks = {}
+        handle = _HookHandle(self._hooks)
+        self._hooks[handle.key] = hook
+        return handle
+
+    def backward(
+        self,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Add the gradient of this tensor with respect to every leaf that requires
+        grad to the leaf's ``.grad`` (only to ``inputs`` when given).
+
+        A scalar needs no ``gradient``; any other tensor needs one of its shape (the
+        vector of the vector-Jacobian product). The graph's saved values are freed
+        unless ``retain_graph=True``. With ``create_graph=True`` the backward pass is
+        itself recorded, so the gradients can be differentiated again.
+        """
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    # ---------------------------------------------------------- conversions
+
+    def size(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The shape, or the length of one axis (as ``torch.Tensor.size``)."""
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    def dim(self) -> int:
+        """The number of axes (``ndim``)."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of entries."""
+        return self._data.size
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor: it has no first axis (use .item())")
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor: it has no first axis (use .item())")
+        return (self[i] for i in range(len(self._data)))
+
+    def item(self) -> float | int | bool:
+        """The value of a one-entry tensor as a Python number."""
+        if STATE.tape is not None:
+            traced_read(".item()")
+        if self._data.size != 1:
+            raise ValueError(
+                f"item: only a tensor with one entry converts to a number, this one has "
+                f"shape {self.shape}"
+            )
+        return self._data.item()
+
+    def tolist(self) -> Any:
+        """The entries as (nested) Python lists of numbers."""
+        if STATE.tape is not None:
+            traced_read(".tolist()")
+        return self._data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied; use ``detach`` in a graph)."""
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy meets a tensor. Writing into an array (``p.data -= lr * p.grad``) works on
+        the arrays and gives an array; ``np.exp(t)``, ``array * t`` and the like run the
+        tensor's own operation, so the gradient comes with them."""
+        if "out" in kwargs or method != "__call__":
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            if "out" in kwargs:
+                kwargs["out"] = tuple(getattr(o, "_data", o) for o in kwargs["out"])
+            return getattr(ufunc, method)(*arrays, **kwargs)
+        names = _UFUNCS.get(ufunc.__name__)
+        if names is None or kwargs:
+            raise TypeError(
+                f"numpy's {ufunc.__name__} has no tensor operation here; use the tensor's own "
+                "methods (x.exp(), x.clamp(...), ...) or apply it to x.data"
+            )
+        name, reflected = names
+        if isinstance(inputs[0], Tensor):
+            return getattr(inputs[0], name)(*inputs[1:])
+        return getattr(inputs[1], reflected)(inputs[0])
+
+    def __bool__(self) -> bool:
+        if STATE.tape is not None:
+            traced_read("bool()")
+        if self._data.size != 1:
+            raise ValueError(
+                f"bool: the truth value of a tensor with shape {self.shape} is ambiguous; "
+                "use (t > 0).any() or .all()"
+            )
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+            raise TypeError(
+                f"only an integer tensor with one entry can be used as an index, got dtype "
+                f"{self.dtype} and shape {self.shape}"
+            )
+        return int(self._data)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        return format(repr(self), spec)
+
+    def detach(self) -> Tensor:
+        """The same values (shared) as a new leaf that does not require grad."""
+        return _leaf(self._data)
+
     def __repr__(self) -> str:
-        data = self.data
+        data = self._data
         # Whole numbers print as "1." (as torch does), others with 4 decimals.
         with np.errstate(invalid="ignore"):  # inf and nan count as whole, without a warning
             is_whole = (
@@ -199,164 +342,116 @@ class Tensor:
             extra += f", dtype={data.dtype}"
         if self._fn is not None:
             extra += f", grad_fn={self.grad_fn!r}"
-        elif self.requires_grad:
+        elif self._requires_grad:
             extra += ", requires_grad=True"
         return f"tensor({body}{extra})"
 
     # Tensors are hashed by identity (as in PyTorch), since == is elementwise.
     __hash__ = object.__hash__
 
-    def __bool__(self) -> bool:
-        if self.data.size != 1:
-            raise ValueError(
-                f"bool: the truth value of a tensor with shape {self.shape} is ambiguous; "
-                "use (t > 0).any() or .all()"
-            )
-        return bool(self.data)
 
-    def __float__(self) -> float:
-        return float(self.item())
+# numpy's ufuncs that are tensor operations: (method, reflected method).
+_UFUNCS = {
+    "add": ("__add__", "__radd__"),
+    "subtract": ("__sub__", "__rsub__"),
+    "multiply": ("__mul__", "__rmul__"),
+    "divide": ("__truediv__", "__rtruediv__"),
+    "power": ("__pow__", "__rpow__"),
+    "matmul": ("__matmul__", "__rmatmul__"),
+    "maximum": ("maximum", "maximum"),
+    "minimum": ("minimum", "minimum"),
+    "equal": ("__eq__", "__eq__"),
+    "not_equal": ("__ne__", "__ne__"),
+    "less": ("__lt__", "__gt__"),
+    "less_equal": ("__le__", "__ge__"),
+    "greater": ("__gt__", "__lt__"),
+    "greater_equal": ("__ge__", "__le__"),
+    **{
+        name: (method, method)
+        for name, method in [
+            ("negative", "__neg__"),
+            ("absolute", "abs"),
+            ("exp", "exp"),
+            ("log", "log"),
+            ("log1p", "log1p"),
+            ("sqrt", "sqrt"),
+            ("sin", "sin"),
+            ("cos", "cos"),
+            ("tan", "tan"),
+            ("tanh", "tanh"),
+            ("square", "square"),
+        ]
+    },
+}
 
-    # -------------------------------------------------------------- backward
 
-    def backward(self, gradient: Any = None, retain_graph: bool = False) -> None:
-        """Compute the gradient of this tensor with respect to every leaf that
-        requires grad, adding it to the leaf's ``.grad``.
+class _HookHandle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook away."""
 
-        A scalar needs no ``gradient``; any other tensor needs one of its shape
-        (the vector in the vector-Jacobian product). The graph's saved values
-        are freed unless ``retain_graph=True``.
-        """
-        run_backward(self, gradient, retain_graph)
+    _keys = count()
 
-    # ------------------------------------------------------ shapes and views
+    def __init__(self, hooks: dict) -> None:
+        self._hooks, self.key = hooks, next(self._keys)
 
-    def reshape(self, *shape: Any) -> Tensor:
-        """The same entries in a new shape (one axis may be -1)."""
-        shape = tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
-        return apply(A.RESHAPE, self, static=(shape,))
-
-    def transpose(self, *axes: int) -> Tensor:
-        """Reverse the axes (no argument, like ``.T``) or swap two of them
-        (``x.transpose(0, 1)``, as ``torch.transpose``)."""
-        if not axes:
-            return apply(A.TRANSPOSE, self, static=(None,))
-        if len(axes) != 2 or self.ndim < 2:
-            raise ShapeError(
-                f"transpose: give two axes to swap (or none to reverse them all), got {axes} "
-                f"for shape {self.shape}; use permute for a full reordering"
-            )
-        order = list(range(self.ndim))
-        i, j = (a % self.ndim for a in axes)
-        order[i], order[j] = order[j], order[i]
-        return apply(A.TRANSPOSE, self, static=(tuple(order),))
-
-    def permute(self, *axes: int) -> Tensor:
-        """Reorder all the axes: ``x.permute(2, 0, 1)`` puts axis 2 first."""
-        axes = tuple(axes[0]) if len(axes) == 1 and not isinstance(axes[0], int) else axes
-        if sorted(a % max(self.ndim, 1) for a in axes) != list(range(self.ndim)):
-            raise ShapeError(
-                f"permute: {axes} is not an order of all {self.ndim} axes of shape {self.shape}"
-            )
-        return apply(A.TRANSPOSE, self, static=(axes,))
-
-    def __getitem__(self, index: Any) -> Tensor:
-        return apply(A.GETITEM, self, static=(_plain_index(index),))
-
-    # ------------------------------------------------------------ reductions
-
-    def sum(self, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-        """Sum over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."""
-        return _reduce(A.SUM, self, axis, keepdims, torch_names)
-
-    def mean(self, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-        """Mean over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."""
-        return _reduce(A.MEAN, self, axis, keepdims, torch_names)
-
-    def max(self, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-        """Largest entry over ``axis``; tied entries share the gradient equally."""
-        return _reduce(A.MAX, self, axis, keepdims, torch_names)
-
-    def argmax(self, axis: int | None = None, **torch_names: Any) -> Tensor:
-        """Index of the largest entry (no gradient)."""
-        axis = torch_names.get("dim", axis)
-        return _leaf(np.argmax(self.data, axis=axis))
-
-    # ------------------------------------------------------------ linear algebra
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return apply(A.MATMUL, self, other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return apply(A.MATMUL, other, self)
-
-    def dot(self, other: Any) -> Tensor:
-        """Inner product of two 1-D tensors."""
-        return apply(A.DOT, self, other)
-
-    def trace(self) -> Tensor:
-        """Sum of the diagonal of a matrix."""
-        return apply(A.TRACE, self)
-
-    # ------------------------------------------------------ softmax and losses
-
-    def softmax(self, axis: int = -1, **torch_names: Any) -> Tensor:
-        """exp(x) / sum(exp(x)) along ``axis``, computed without overflow."""
-        return apply(A.SOFTMAX, self, static=(torch_names.get("dim", axis),))
-
-    def log_softmax(self, axis: int = -1, **torch_names: Any) -> Tensor:
-        """log(softmax(x)) along ``axis``, computed stably (no log of 0)."""
-        return apply(A.LOG_SOFTMAX, self, static=(torch_names.get("dim", axis),))
-
-    # ------------------------------------------------ comparisons (no gradient)
-
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _leaf(self.data == _data(other))
-
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        return _leaf(self.data != _data(other))
-
-    def __lt__(self, other: Any) -> Tensor:
-        return _leaf(self.data < _data(other))
-
-    def __le__(self, other: Any) -> Tensor:
-        return _leaf(self.data <= _data(other))
-
-    def __gt__(self, other: Any) -> Tensor:
-        return _leaf(self.data > _data(other))
-
-    def __ge__(self, other: Any) -> Tensor:
-        return _leaf(self.data >= _data(other))
+    def remove(self) -> None:
+        self._hooks.pop(self.key, None)
 
 
 # --------------------------------------------------------------------------
-# Elementwise operators and methods: one per rule, from the table
+# Making arrays and tensors
 # --------------------------------------------------------------------------
 
 
-def _unary(rule: Rule) -> Callable[[Tensor], Tensor]:
-    op = ELEMENTWISE[rule.name]
-    return lambda self: apply(op, self)
+def as_dtype(dtype: Any) -> np.dtype:
+    """A numpy dtype from what a user may pass (``float``, ``"float32"``, ``np.int64``)."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        hint = "try float, 'float32', np.int64"
+        raise TypeError(f"dtype: {dtype!r} is not a dtype ({hint})") from None
 
 
-def _binary(rule: Rule, reflected: bool) -> Callable[[Tensor, Any], Tensor]:
-    op = ELEMENTWISE[rule.name]
-    if reflected:  # 2 - x calls x.__rsub__(2): self is the right operand
-        return lambda self, other: apply(op, other, self)
-    return lambda self, other: apply(op, self, other)
+def as_array(data: Any, dtype: Any, infer: bool, op: str) -> np.ndarray:
+    """The array a new tensor holds (a copy): float64 from numbers and lists unless
+    ``infer`` (then ints stay int64 and bools bool, as ``torch.tensor`` does); a numpy
+    array keeps its dtype, other floats becoming float64."""
+    if isinstance(data, Tensor):
+        data = data._data
+    if data is None:
+        raise TypeError(f"{op}: could not make a tensor from None; give numbers or an array")
+    try:
+        if dtype is not None:
+            array = np.array(data, dtype=as_dtype(dtype))
+        elif isinstance(data, np.ndarray | np.generic):
+            array = np.array(data)  # a copy, keeping the dtype (ints, bools, float32)
+            if array.dtype.kind == "f" and array.dtype not in _FLOATS:
+                array = array.astype(np.float64)
+        elif infer:
+            array = np.array(data)
+            kind = array.dtype.kind
+            if kind in "iu":
+                array = array.astype(np.int64)
+            elif kind in "fO" and array.dtype != object:
+                array = array.astype(np.float64)
+        else:
+            array = np.array(data, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{op}: could not make a tensor from {type(data).__name__} ({error}); give "
+            "numbers, (nested) lists of numbers of one shape, or a numpy array"
+        ) from None
+    if array.dtype.kind not in "fiub":
+        raise TypeError(
+            f"{op}: could not make a tensor from {type(data).__name__} entries "
+            f"(dtype {array.dtype}); give numbers, e.g. [v.data for v in values] for Values"
+        )
+    return array
 
-
-attach_rules(Tensor, _unary, _binary)
-
-
-# --------------------------------------------------------------------------
-# Recording
-# --------------------------------------------------------------------------
 
 _new = object.__new__
 
 # Recorded tensors are numbered in creation order: a tensor always comes after
-# its inputs, which is the order backward needs (see autograd.run_backward).
+# its inputs, which is the order backward needs (see autograd.backward).
 _creation = count()
 
 
@@ -364,35 +459,73 @@ def _init(
     t: Tensor, array: np.ndarray, parents: tuple = (), fn: Op | None = None, saved: Any = None
 ) -> None:
     """Fill every slot of a new tensor: a leaf, or with ``fn`` the recorded
-    result of ``fn`` on ``parents``. Each slot is set once, not filled as for a
-    leaf and then overwritten: the saving pays for the creation number
-    (``_order``, which backward sorts by), so recording costs no more with it."""
-    t.data = array
-    t.grad = None
+    result of ``fn`` on ``parents``. Each slot is set once (recording cost)."""
+    t._data = array
+    t._grad = None
     t.parents = parents
     t.label = ""
     t._fn = fn
     t._saved = saved
     t._retains_grad = False
     t._inference = STATE.inference
+    t._version = 0
+    t._hooks = None
     if fn is None:
-        t.requires_grad = False
+        t._requires_grad = False
         t.op = ""
         t._order = 0
     else:
-        t.requires_grad = True
+        t._requires_grad = True
         t.op = fn.name
         t._order = next(_creation)
 
 
+def bump_version(*tensors: Any) -> None:
+    """Mark the ``tensors`` as changed in place. The version comes from the creation counter, so
+    ``backward`` can tell a change after a use (version above the user's number) in one
+    comparison, with nothing stored at recording time."""
+    for t in tensors:
+        t._version = next(_creation)
+
+
 def _leaf(array: Any) -> Tensor:
+    # _init for a leaf, spelled out: every gradient of a backward pass is made here.
     t = _new(Tensor)
-    _init(t, np.asarray(array))
+    t._data = array if type(array) is np.ndarray else np.asarray(array)
+    t._grad = t._saved = t._fn = t._hooks = None
+    t.parents, t.label, t.op = (), "", ""
+    t._retains_grad = t._requires_grad = False
+    t._inference = STATE.inference
+    t._version = t._order = 0
     return t
 
 
+autograd._leaf = _leaf  # gradients are tensors: see autograd's note
+
+
 def _data(x: Any) -> Any:
-    return x.data if isinstance(x, Tensor) else x
+    return x._data if isinstance(x, Tensor) else x
+
+
+_warned: set[int] = set()
+
+
+def traced_read(what: str) -> None:
+    """Warn, once per ``freeze``, that a value was read while tracing: Python code that
+    branches on it is replayed down the same branch whatever the new inputs are."""
+    tape = STATE.tape
+    if id(tape) in _warned:
+        return
+    _warned.clear()
+    _warned.add(id(tape))
+    warnings.warn(
+        f"freeze: the traced function read a tensor's value ({what}); if Python's control "
+        "flow depends on it (an if, a loop bound), the frozen function replays the branch "
+        "taken while tracing for every input. Compute such decisions outside the function "
+        "or with tensor operations (where, clamp, maximum).",
+        TracingWarning,
+        stacklevel=3,
+    )
 
 
 def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
@@ -409,27 +542,24 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
     """
     for x in inputs:
         if not isinstance(x, Tensor):
-            inputs = _constants(inputs)
+            inputs = _constants(op, inputs)
             break
     # Spelled out for one and two inputs: a comprehension costs a few hundred
     # nanoseconds, a large share of an operation on small arrays.
     if len(inputs) == 2:
         a, b = inputs
-        xs, needs = (a.data, b.data), (a.requires_grad, b.requires_grad)
+        xs, needs = (a._data, b._data), (a._requires_grad, b._requires_grad)
     elif len(inputs) == 1:
-        xs, needs = (inputs[0].data,), (inputs[0].requires_grad,)
+        xs, needs = (inputs[0]._data,), (inputs[0]._requires_grad,)
     else:
-        xs, needs = tuple([t.data for t in inputs]), tuple([t.requires_grad for t in inputs])
+        xs, needs = tuple([t._data for t in inputs]), tuple([t._requires_grad for t in inputs])
     data = np.asarray(op.forward(*xs, *static))
     out = _new(Tensor)
     if True in needs and STATE.enabled:
         for t in inputs:
             if t._inference:
-                raise RuntimeError(
-                    f"{op.name}: an input was created under inference_mode(), so it cannot "
-                    "take part in a recorded computation; create it outside inference_mode() "
-                    "or use no_grad() there instead (or .clone() it outside)"
-                )
+                _refuse_inference(op, inputs, needs)
+                break
         _init(out, data, inputs, op, (xs, needs, static))
     else:
         _init(out, data)
@@ -438,39 +568,44 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
     return out
 
 
-def _constants(inputs: tuple) -> tuple[Tensor, ...]:
+def _refuse_inference(op: Op, inputs: tuple, needs: tuple) -> None:
+    for t, saved in zip(inputs, op.saves(needs), strict=True):
+        if t._inference and saved:
+            raise RuntimeError(
+                f"{op.name}: an input was created under inference_mode(), and inference "
+                "tensors cannot be saved for backward (this operation's gradient reads it); "
+                "create it outside inference_mode(), use no_grad() there instead, or "
+                ".clone() it outside"
+            )
+
+
+def _constants(op: Op, inputs: tuple) -> tuple[Tensor, ...]:
     """Wrap the numbers and arrays among ``inputs`` as constant tensors. A
     number takes the float dtype of the tensors, so ``x32 * 2`` stays float32."""
-    like = next(x.data.dtype for x in inputs if isinstance(x, Tensor))
-    return tuple(
-        x
-        if isinstance(x, Tensor)
-        else _leaf(np.array(x, dtype=like) if _is_number(x, like) else np.asarray(x))
-        for x in inputs
+    like = next((x._data.dtype for x in inputs if isinstance(x, Tensor)), None)
+    out = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            out.append(x)
+        elif _is_number(x) and like is not None and like.kind == "f":
+            out.append(_leaf(np.array(x, dtype=like)))
+        elif isinstance(x, numbers.Number | np.ndarray | np.generic | list | tuple):
+            array = np.asarray(x)
+            if array.dtype.kind not in "fiub":
+                raise TypeError(_not_a_tensor(op, x))
+            out.append(_leaf(array))
+        else:
+            raise TypeError(_not_a_tensor(op, x))
+    return tuple(out)
+
+
+def _not_a_tensor(op: Op, x: Any) -> str:
+    fix = " (use its .data, a number)" if hasattr(x, "data") and hasattr(x, "grad") else ""
+    return (
+        f"{op.name}: cannot combine a Tensor with {type(x).__name__} {x!r}{fix}; give "
+        "tensors, numbers or numeric arrays"
     )
 
 
-def _is_number(x: Any, like: np.dtype) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and like.kind == "f"
-
-
-def _plain_index(index: Any) -> Any:
-    if isinstance(index, tuple):
-        return tuple(_data(i) for i in index)
-    return _data(index)
-
-
-def _reduce(op: Op, t: Tensor, axis: Any, keepdims: bool, torch_names: dict) -> Tensor:
-    axis = torch_names.pop("dim", axis)
-    keepdims = torch_names.pop("keepdim", keepdims)
-    if torch_names:
-        raise TypeError(f"{op.name}: unexpected arguments {sorted(torch_names)}")
-    if axis is not None:
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        if any(not -t.ndim <= a < t.ndim for a in axes):
-            raise ShapeError(f"{op.name}: axis {axes} is out of range for shape {t.shape}")
-        axis = tuple(sorted(a % t.ndim for a in axes))
-    return apply(op, t, static=(axis, bool(keepdims)))
-
-
-_CLONE = Op("clone", np.copy, lambda g, out, xs, needs: (g,))
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)

@@ -1,12 +1,12 @@
-"""Functions of tensors: the ``tensor`` constructor, joining, and the losses.
+"""Functions of several tensors: joining, choosing, and the two losses.
 
-Each builds on :func:`~micrograd_edu.tensor.core.apply` (or on the operators),
-so its gradient comes with it:
+Each builds on :func:`~micrograd_edu.tensor.core.apply` (or on the methods), so
+its gradient comes with it:
 
 >>> p = tensor([1.0, 2.0], requires_grad=True)
 >>> mse_loss(p, [1.0, 4.0]).backward()
 >>> p.grad
-array([ 0., -2.])
+tensor([ 0., -2.])
 """
 
 from __future__ import annotations
@@ -16,40 +16,85 @@ from typing import Any
 import numpy as np
 
 from .. import array_ops as A
+from .. import shape_ops as S
 from ..ops import ShapeError
+from .axes import axis_of
 from .core import Tensor, _data, _leaf, apply
+from .creation import tensor
 
-__all__ = ["concatenate", "cross_entropy", "mse_loss", "stack", "tensor"]
+__all__ = [
+    "cat",
+    "concatenate",
+    "stack",
+    "where",
+    "maximum",
+    "minimum",
+    "matmul",
+    "mse_loss",
+    "cross_entropy",
+]
 
 
-def tensor(data: Any, requires_grad: bool = False, dtype: Any = None) -> Tensor:
-    """Make a tensor, as ``torch.tensor`` does.
-
-    >>> tensor([1.0, 2.0], requires_grad=True)
-    tensor([1., 2.], requires_grad=True)
-    """
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+def _tensors(tensors: Any, op: str) -> list[Tensor]:
+    items = list(tensors)
+    if not items:
+        raise ValueError(f"{op}: got an empty list; give one or more tensors")
+    return [t if isinstance(t, Tensor) else tensor(t) for t in items]
 
 
-def concatenate(tensors: list[Tensor], axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis (``torch.cat``).
+def cat(tensors: Any, dim: int = 0, **numpy_names: Any) -> Tensor:
+    """Join tensors along an existing axis (``torch.cat``; numpy's ``axis=`` works too).
 
-    >>> concatenate([Tensor([1.0]), Tensor([2.0, 3.0])])
+    >>> cat([Tensor([1.0]), Tensor([2.0, 3.0])])
     tensor([1., 2., 3.])
     """
-    return apply(A.CONCATENATE, *tensors, static=(axis,))
+    items = _tensors(tensors, "cat")
+    axis = axis_of(numpy_names.pop("axis", dim), items[0].ndim, "cat")
+    return apply(S.CONCATENATE, *items, static=(axis,))
 
 
-def stack(tensors: list[Tensor], axis: int = 0) -> Tensor:
+concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0, **numpy_names: Any) -> Tensor:
     """Join tensors of one shape along a new axis.
 
     >>> stack([Tensor([1.0, 2.0]), Tensor([3.0, 4.0])]).shape
     (2, 2)
     """
-    return apply(A.STACK, *tensors, static=(axis,))
+    items = _tensors(tensors, "stack")
+    axis = axis_of(numpy_names.pop("axis", dim), items[0].ndim + 1, "stack")
+    return apply(S.STACK, *items, static=(axis,))
 
 
-def mse_loss(prediction: Tensor, target: Any) -> Tensor:
+def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input`` where ``condition`` holds, ``other`` elsewhere (``torch.where``).
+
+    >>> where(Tensor([1.0, -1.0]) > 0, Tensor([1.0, 2.0]), 0.0)
+    tensor([1., 0.])
+    """
+    if not isinstance(input, Tensor):
+        like = other.dtype if isinstance(other, Tensor) else np.result_type(input, other)
+        input = tensor(input, dtype=like)
+    return input.where(condition, other)
+
+
+def maximum(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    """The larger entry of two tensors, elementwise."""
+    return input.maximum(other)
+
+
+def minimum(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    """The smaller entry of two tensors, elementwise."""
+    return input.minimum(other)
+
+
+def matmul(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """``input @ other`` (``torch.matmul``)."""
+    return apply(A.MATMUL, input, other)
+
+
+def mse_loss(prediction: Tensor, target: Any, reduction: str = "mean") -> Tensor:
     """Mean of the squared differences (``torch.nn.functional.mse_loss``).
 
     >>> mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))
@@ -62,14 +107,21 @@ def mse_loss(prediction: Tensor, target: Any) -> Tensor:
             f"{target_shape} must have the same shape (broadcasting here is usually a bug: "
             "reshape one of them)"
         )
-    return apply(A.MSE_LOSS, prediction, target)
+    if reduction == "mean":
+        return apply(A.MSE_LOSS, prediction, target)
+    d = prediction - target
+    if reduction == "sum":
+        return (d * d).sum()
+    if reduction == "none":
+        return d * d
+    raise ValueError(f"mse_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
 def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
     """Mean negative log-likelihood of integer class ``targets`` under
     ``softmax(logits)`` (``torch.nn.functional.cross_entropy``), computed stably.
 
-    >>> cross_entropy(Tensor([[0.0, 0.0]]), np.array([1]))
+    >>> cross_entropy(Tensor([[0.0, 0.0]]), tensor([1]))
     tensor(0.6931)
     """
     if not isinstance(targets, Tensor):

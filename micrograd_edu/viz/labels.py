@@ -39,6 +39,8 @@ def number(x: Any) -> str:
     >>> number(1.5e-7), number(float("nan")), number(np.zeros((3, 2)))
     ('1.5e-07', 'nan', 'shape (3, 2)')
     """
+    if hasattr(x, "__array__") and not isinstance(x, np.ndarray | np.number):
+        x = np.asarray(x)  # a tensor (a Tensor's .grad is one)
     if isinstance(x, np.ndarray):
         if x.ndim == 0:
             return number(x.item())

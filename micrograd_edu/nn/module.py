@@ -1,46 +1,32 @@
-"""Modules: ``Parameter``, ``Module``, ``Linear``, activations, ``Sequential``, ``ModuleList``.
+"""``Parameter`` and ``Module``: PyTorch's ``torch.nn.Module`` in miniature.
 
-This is PyTorch's ``torch.nn`` in miniature, with the same names and the same
-behaviour where a student would notice: a module registers every
-``Parameter`` and sub-``Module`` assigned to it as an attribute, in the order
-of assignment, and ``named_parameters()``, ``named_modules()`` and the printed
-tree use exactly PyTorch's names (``0.weight``, ``layer1.bias``, ...).
+A module registers every ``Parameter`` and sub-``Module`` assigned to it as an
+attribute, in the order of assignment, and ``named_parameters()``,
+``named_modules()``, ``state_dict()`` and the printed tree use exactly PyTorch's
+names (``0.weight``, ``layer1.bias``, ...).
 
->>> net = Sequential(Linear(4, 3, seed=0), ReLU(), Linear(3, 1, seed=1))
->>> net
-Sequential(
-  (0): Linear(in_features=4, out_features=3, bias=True)
-  (1): ReLU()
-  (2): Linear(in_features=3, out_features=1, bias=True)
-)
->>> [name for name, _ in net.named_parameters()]
-['0.weight', '0.bias', '2.weight', '2.bias']
+>>> from micrograd_edu.nn import Linear
+>>> class Net(Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.hidden = Linear(2, 3, seed=0)
+...     def forward(self, x):
+...         return self.hidden(x).relu()
+>>> [name for name, _ in Net().named_parameters()]
+['hidden.weight', 'hidden.bias']
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from . import init
-from .init import Seed
-from .ops import Op
-from .tensor import Tensor, apply
+from ..modes import no_grad
+from ..tensor import Tensor
 
-__all__ = [
-    "Parameter",
-    "Module",
-    "Linear",
-    "ReLU",
-    "Tanh",
-    "Sigmoid",
-    "Sequential",
-    "ModuleList",
-    "init",
-]
+__all__ = ["Parameter", "Module"]
 
 
 class Parameter(Tensor):
@@ -51,8 +37,10 @@ class Parameter(Tensor):
     True
     """
 
-    def __init__(self, data: Any, requires_grad: bool = True) -> None:
-        super().__init__(data, requires_grad=requires_grad, dtype=np.float64)
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
+        array = np.empty(0) if data is None else getattr(data, "_data", data)
+        keep = isinstance(array, np.ndarray) and array.dtype.kind == "f"  # float32 stays
+        super().__init__(array, requires_grad=requires_grad, dtype=None if keep else np.float64)
 
     def __repr__(self) -> str:
         return f"Parameter containing:\n{super().__repr__()}"
@@ -62,6 +50,7 @@ class Module:
     """The base of every layer and model: subclass it, assign parameters and
     sub-modules in ``__init__``, and write ``forward``.
 
+    >>> from micrograd_edu.nn import Linear
     >>> class Net2(Module):
     ...     def __init__(self):
     ...         super().__init__()
@@ -95,6 +84,13 @@ class Module:
             registry = self._parameters
         elif isinstance(value, Module):
             registry = self._modules
+        elif name in self._parameters and value is not None:
+            raise TypeError(
+                f"{type(self).__name__}: cannot assign a {type(value).__name__} to the "
+                f"parameter {name!r} (a Parameter or None is expected); to change its "
+                f"values keep the Parameter: `with no_grad(): self.{name} -= ...` or "
+                f"`self.{name}.copy_(...)`, or wrap a new value in nn.Parameter(...)"
+            )
         for other in (self._parameters, self._modules):
             if other is not registry:
                 other.pop(name, None)
@@ -157,7 +153,7 @@ class Module:
         modules = self.named_modules(prefix) if recurse else [(prefix, self)]
         for module_name, module in modules:
             for name, p in module._parameters.items():
-                if id(p) in seen:
+                if p is None or id(p) in seen:
                     continue
                 seen.add(id(p))
                 yield (f"{module_name}.{name}" if module_name else name), p
@@ -187,21 +183,71 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self) -> None:
-        """Set every parameter's ``.grad`` to ``None``."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient: ``None`` (PyTorch's default) or zeros."""
         for p in self.parameters():
-            p.grad = None
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad.zero_()
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every sub-module (children first) and on this module, as
+        ``torch.nn.Module.apply`` does (e.g. to initialise weights); returns self.
+
+        >>> from micrograd_edu.nn import Linear, ReLU, Sequential
+        >>> net = Sequential(Linear(2, 2, seed=0), ReLU())
+        >>> kinds = []
+        >>> _ = net.apply(lambda m: kinds.append(type(m).__name__))
+        >>> kinds
+        ['Linear', 'ReLU', 'Sequential']
+        """
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, dtype: Any = None, *args: Any, **kwargs: Any) -> Module:
+        """Convert every parameter to ``dtype`` in place (``float``: float32, ``double``);
+        a device ("cpu") changes nothing. Returns self."""
+        target = kwargs.get("dtype", dtype)
+        if target is not None and not (isinstance(target, str) and target.startswith("cpu")):
+            for p in self.parameters():
+                p.data = p.data.astype(target)
+        return self
+
+    def double(self) -> Module:
+        """Every parameter as float64."""
+        return self.to(np.float64)
+
+    def float(self) -> Module:
+        """Every parameter as float32."""
+        return self.to(np.float32)
 
     # -- saving and loading ----------------------------------------------
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """A copy of every parameter's values, keyed by its dotted name.
+    def _all_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        """Every (name, parameter) under every name, shared ones too (what PyTorch's
+        state_dict lists: a tied weight appears under both names)."""
+        stack = [("", self)]
+        while stack:
+            prefix, module = stack.pop()
+            for name, p in module._parameters.items():
+                if p is not None:
+                    yield (f"{prefix}.{name}" if prefix else name), p
+            below = [(f"{prefix}.{n}" if prefix else n, m) for n, m in module._modules.items()]
+            stack.extend(reversed(below))
 
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """A copy of every parameter's values, keyed by its dotted name (a parameter
+        shared by two modules under both names, as in PyTorch).
+
+        >>> from micrograd_edu.nn import Linear
         >>> net = Linear(2, 1, seed=0)
         >>> sorted(net.state_dict())
         ['bias', 'weight']
         """
-        return {name: p.data.copy() for name, p in self.named_parameters()}
+        return {name: p.data.copy() for name, p in self._all_parameters()}
 
     def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
         """Copy values from ``state`` into the parameters (in place).
@@ -209,7 +255,7 @@ class Module:
         With ``strict`` (the default) the keys must match exactly; every
         missing or unexpected key is named. Shapes must always match.
         """
-        own = dict(self.named_parameters())
+        own = dict(self._all_parameters())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]
         problems = []
@@ -231,8 +277,9 @@ class Module:
             values[name] = value
         if problems:
             raise ValueError(f"load_state_dict for {type(self).__name__}: " + "; ".join(problems))
-        for name, value in values.items():
-            np.copyto(own[name].data, value)
+        with no_grad():  # in place, as PyTorch does: whoever holds the array sees it
+            for name, value in values.items():
+                own[name].copy_(value)
 
     # -- printing ----------------------------------------------------------
 
@@ -253,155 +300,3 @@ class Module:
         lines += children
         body = "\n  " + "\n  ".join(lines) + "\n" if lines else ""
         return f"{type(self).__name__}({body})"
-
-
-def _linear_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
-    if x.shape[-1:] != w.shape[1:]:  # checked here, where the arrays are at hand
-        raise ValueError(
-            f"Linear(in_features={w.shape[1]}): the input's last dimension must equal "
-            f"in_features, got shape {x.shape}"
-        )
-    y = x @ w.T
-    return y if b is None else y + b
-
-
-def _linear_vjp(g: np.ndarray, out: np.ndarray, xs: tuple, needs: tuple) -> tuple:
-    # The closed forms of the linear-layer lesson, with rows as samples:
-    # dL/dX = G·W, dL/dW = Gᵀ·X, dL/db = the sum of G's rows.
-    x, w = xs[0], xs[1]
-    if g.ndim != 2:  # any leading axes are more rows
-        g2, x2 = g.reshape(-1, w.shape[0]), x.reshape(-1, w.shape[1])
-    else:
-        g2, x2 = g, x
-    gx = g @ w if needs[0] else None
-    gw = g2.T @ x2 if needs[1] else None
-    if len(xs) == 2:
-        return gx, gw
-    return gx, gw, (g2.sum(axis=0) if needs[2] else None)
-
-
-# One graph node per layer instead of three (transpose, matmul, add): a deep
-# network's step costs mostly per-node overhead, and the node's backward is
-# exactly the formula the course derives.
-LINEAR = Op("linear", _linear_forward, _linear_vjp)
-
-
-class Linear(Module):
-    """y = x Wᵀ + b, with PyTorch's layout (``weight`` is (out, in)) and default
-    initialisation: weight and bias from U(−1/√in, 1/√in).
-
-    >>> layer = Linear(3, 2, seed=0)
-    >>> layer.weight.shape, layer.bias.shape
-    ((2, 3), (2,))
-    >>> layer(Tensor(np.ones((5, 3)))).shape
-    (5, 2)
-    """
-
-    def __init__(
-        self, in_features: int, out_features: int, bias: bool = True, *, seed: Seed = None
-    ) -> None:
-        super().__init__()
-        for arg, value in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"Linear: {arg} must be a positive int, got {value!r}")
-        self.in_features = int(in_features)
-        self.out_features = int(out_features)
-        rng = init.as_generator(seed)
-        bound = 1.0 / math.sqrt(in_features)
-        self.weight = Parameter(rng.uniform(-bound, bound, size=(out_features, in_features)))
-        self.bias = Parameter(rng.uniform(-bound, bound, size=out_features)) if bias else None
-
-    def forward(self, x: Tensor) -> Tensor:
-        if self.bias is None:
-            return apply(LINEAR, x, self.weight)
-        return apply(LINEAR, x, self.weight, self.bias)
-
-    def extra_repr(self) -> str:
-        return (
-            f"in_features={self.in_features}, out_features={self.out_features}, "
-            f"bias={self.bias is not None}"
-        )
-
-
-class ReLU(Module):
-    """max(x, 0), elementwise."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.relu()
-
-
-class Tanh(Module):
-    """tanh(x), elementwise."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.tanh()
-
-
-class Sigmoid(Module):
-    """1 / (1 + e^(−x)), elementwise."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return x.sigmoid()
-
-
-class ModuleList(Module):
-    """A list of modules, registered under the names ``0``, ``1``, ...
-
-    >>> layers = ModuleList([Linear(2, 2, seed=0), ReLU()])
-    >>> len(layers), type(layers[1]).__name__
-    (2, 'ReLU')
-    """
-
-    def __init__(self, modules: Iterable[Module] = ()) -> None:
-        super().__init__()
-        self.extend(modules)
-
-    def append(self, module: Module) -> ModuleList:
-        if not isinstance(module, Module):
-            raise TypeError(
-                f"{type(self).__name__}: expected a Module, got {type(module).__name__}"
-            )
-        self._modules[str(len(self._modules))] = module
-        return self
-
-    def extend(self, modules: Iterable[Module]) -> ModuleList:
-        for module in modules:
-            self.append(module)
-        return self
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def __getitem__(self, index: int | slice) -> Any:
-        items = list(self._modules.values())
-        if isinstance(index, slice):
-            return type(self)(items[index])
-        if not isinstance(index, (int, np.integer)):
-            raise TypeError(f"{type(self).__name__}: indices must be ints or slices, got {index!r}")
-        if not -len(items) <= index < len(items):
-            raise IndexError(
-                f"{type(self).__name__}: index {index} is out of range for {len(items)} modules"
-            )
-        return items[index]
-
-
-class Sequential(ModuleList):
-    """Modules applied one after the other: ``Sequential(a, b)(x) == b(a(x))``."""
-
-    def __init__(self, *modules: Module) -> None:
-        if len(modules) == 1 and not isinstance(modules[0], Module):
-            modules = tuple(modules[0])  # Sequential([a, b]) works as well
-        super().__init__(modules)
-
-    def __getitem__(self, index: int | slice) -> Any:
-        if isinstance(index, slice):
-            return Sequential(*list(self._modules.values())[index])
-        return super().__getitem__(index)
-
-    def forward(self, x: Tensor) -> Tensor:
-        for module in self._modules.values():
-            x = module.forward(x)  # what module(x) does, one call shorter
-        return x
