@@ -12,6 +12,8 @@ the ``forward``/``vjp`` convention). Shapes, indexing and joins are in
 
 from __future__ import annotations
 
+from math import prod
+
 import numpy as np
 
 from .ops import Op, ShapeError, namespace_of, saves_none, unbroadcast
@@ -88,7 +90,7 @@ def _trace_forward(a):
 def _trace_vjp(g, out, xs, needs):
     rows, columns = xs[0].shape
     # d tr(A) / dA = I: g on the diagonal, 0 elsewhere.
-    if not isinstance(g, np.ndarray):
+    if not isinstance(g, np.ndarray | np.generic):
         return (g * np.eye(rows, columns, dtype=g.dtype),)
     # The diagonal of a flattened matrix is every (columns + 1)-th entry.
     grad = np.zeros(rows * columns, dtype=xs[0].dtype)
@@ -161,8 +163,8 @@ def _cross_entropy_forward(logits, targets):
 
 def _cross_entropy_vjp(g, out, xs, needs):
     logits, targets = xs
-    rows = max(targets.size, 1)
-    if not isinstance(g, np.ndarray):  # recorded (create_graph): the same, in tensors
+    rows = max(prod(targets.shape), 1)
+    if not isinstance(g, np.ndarray | np.generic):  # recorded (create_graph): the same, in tensors
         one_hot = np.eye(logits.shape[-1], dtype=logits.dtype)[targets._data]
         return ((logits.softmax(-1) - one_hot) * (g / rows), None)
     # The classic result: d loss / d logits = (softmax - one_hot) / N.
@@ -193,7 +195,7 @@ def _mse_vjp(g, out, xs, needs):
     # instead of three (sub, mul, mean): the loss of a small network's step
     # then costs a third of the graph overhead, with the same numbers.
     d = prediction - target
-    grad = d * (2.0 * g / max(d.size, 1))
+    grad = d * (2.0 * g / max(prod(d.shape), 1))
     return (grad if needs[0] else None, -grad if needs[1] else None)
 
 

@@ -154,7 +154,7 @@ def _array(cls: type, out: Any) -> np.ndarray:
 
 def _vjp(g, out, xs, needs, cls, ctx, layout, k):
     name = cls.__name__
-    recorded = not isinstance(g, np.ndarray)
+    recorded = not isinstance(g, np.ndarray | np.generic)
     count = 1 if ctx._outputs is None else len(ctx._outputs)
     # This node is output k: the other outputs' gradients are zero in this call (backward
     # is linear in them, so the calls for each output add up to PyTorch's single call).

@@ -12,6 +12,10 @@ array([[1., 1., 1.],
 
 from __future__ import annotations
 
+from functools import reduce
+from math import prod
+from operator import mul
+
 import numpy as np
 
 from .ops import Op, ShapeError, namespace_of, saves_all, saves_none
@@ -53,7 +57,8 @@ def _spread(g, shape, dtype):
 
 
 def _count(a, out) -> int:
-    return a.size // max(out.size, 1) if a.size else 1
+    n, m = prod(a.shape), prod(out.shape)  # arrays and tensors (whose .size is a method)
+    return n // max(m, 1) if n else 1
 
 
 def _sum_vjp(g, out, xs, needs, axis, keepdims):
@@ -126,7 +131,7 @@ def _select_vjp(g, out, xs, needs, axis, keepdims, index):
     # max(dim=...) and min(dim=...): the whole gradient goes to the chosen entry.
     a = xs[0]
     g = g if keepdims else g.reshape(index.shape)
-    if isinstance(g, np.ndarray):
+    if isinstance(g, np.ndarray | np.generic):
         grad = np.zeros(a.shape, dtype=g.dtype)
         np.put_along_axis(grad, index, g, axis)
         return (grad,)
@@ -142,18 +147,36 @@ def _prod_vjp(g, out, xs, needs, axis):
     # d prod / d a_i = the product of all the others: exclusive products from the left
     # and from the right, which stays exact when some a_j is 0 (no division).
     a = xs[0]
-    arr = a if isinstance(a, np.ndarray) else a._data
+    if not isinstance(g, np.ndarray | np.generic):  # create_graph: a recorded product
+        return (_recorded_others(a, axis) * expand_reduced(g, a.ndim, _axes(axis), False),)
+    arr = a
     moved = arr.reshape(-1) if axis is None else np.moveaxis(arr, axis, -1)
     ones = np.ones(moved.shape[:-1] + (1,), dtype=arr.dtype)
     left = np.cumprod(np.concatenate([ones, moved[..., :-1]], -1), -1)
     right = np.flip(np.cumprod(np.concatenate([ones, np.flip(moved, -1)[..., :-1]], -1), -1), -1)
     others = left * right
     others = others.reshape(arr.shape) if axis is None else np.moveaxis(others, -1, axis)
-    if not isinstance(g, np.ndarray | np.generic):
-        raise NotImplementedError(
-            "prod: its gradient cannot be differentiated again (create_graph=True) yet"
-        )
-    return (others * expand_reduced(g, arr.ndim, None if axis is None else (axis,), False),)
+    return (others * expand_reduced(g, arr.ndim, _axes(axis), False),)
+
+
+def _axes(axis):
+    return None if axis is None else (axis,)
+
+
+def _recorded_others(a, axis):
+    """The product of all the other entries, for each entry of the tensor ``a``, as
+    recorded operations (no division, so a 0 stays exact): each slice along the axis
+    times every other slice. Quadratic in the axis length, which only a second
+    derivative pays."""
+    from .tensor import cat, ones_like  # the tensor package imports this module
+
+    flat = a.reshape(-1) if axis is None else a
+    at = 0 if axis is None else axis
+    parts = flat.split(1, dim=at)
+    if len(parts) == 1:
+        return ones_like(a)
+    others = [reduce(mul, parts[:i] + parts[i + 1 :]) for i in range(len(parts))]
+    return cat(others, dim=at).reshape(a.shape)
 
 
 PROD = Op("prod", lambda a, axis: np.prod(a, axis=axis), _prod_vjp, saves_all)

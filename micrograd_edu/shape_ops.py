@@ -39,7 +39,7 @@ def _transpose_vjp(g, out, xs, needs, axes):
         inverse = tuple(reversed(range(g.ndim)))
     else:
         inverse = tuple(int(i) for i in np.argsort(axes))
-    if isinstance(g, np.ndarray):
+    if isinstance(g, np.ndarray | np.generic):
         return (np.transpose(g, inverse),)
     return (g.permute(*inverse),)
 
@@ -102,7 +102,7 @@ def _scatter(g, shape, index):
 
 
 def _getitem_vjp(g, out, xs, needs, index):
-    if isinstance(g, np.ndarray):
+    if isinstance(g, np.ndarray | np.generic):
         return (_scatter(g, xs[0].shape, index),)
     return (g._scatter(xs[0].shape, index),)
 

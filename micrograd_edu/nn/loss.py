@@ -29,7 +29,12 @@ class MSELoss(Module):
 
 
 class CrossEntropyLoss(Module):
-    """Softmax cross-entropy of logits against integer class labels, averaged."""
+    """Softmax cross-entropy of logits against integer class labels, averaged (or
+    ``reduction="sum"``/``"none"``)."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
 
     def forward(self, logits: Tensor, targets: Any) -> Tensor:
-        return F.cross_entropy(logits, targets)
+        return F.cross_entropy(logits, targets, reduction=self.reduction)

@@ -158,7 +158,7 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf, in place; returns the tensor."""
         if requires_grad and self._data.dtype.kind not in "fc":
-            raise TypeError(
+            raise RuntimeError(  # PyTorch's type
                 f"requires_grad: only floating-point tensors can require gradients, this one "
                 f"has dtype {self.dtype}; make it with float values (e.g. .double() or "
                 "Tensor(x, dtype=float))"
@@ -291,7 +291,7 @@ class Tensor:
         if STATE.tape is not None:
             traced_read("bool()")
         if self._data.size != 1:
-            raise ValueError(
+            raise RuntimeError(  # PyTorch's type (numpy's is ValueError)
                 f"bool: the truth value of a tensor with shape {self.shape} is ambiguous; "
                 "use (t > 0).any() or .all()"
             )

@@ -117,13 +117,28 @@ def mse_loss(prediction: Tensor, target: Any, reduction: str = "mean") -> Tensor
     raise ValueError(f"mse_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
-    """Mean negative log-likelihood of integer class ``targets`` under
-    ``softmax(logits)`` (``torch.nn.functional.cross_entropy``), computed stably.
+def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of integer class ``targets`` under ``softmax(logits)``
+    (``torch.nn.functional.cross_entropy``), computed stably: averaged over the rows,
+    summed (``reduction="sum"``) or one per row (``"none"``). The classes are the last
+    axis.
 
     >>> cross_entropy(Tensor([[0.0, 0.0]]), tensor([1]))
     tensor(0.6931)
+    >>> cross_entropy(Tensor([[0.0, 0.0], [0.0, 2.0]]), tensor([1, 0]), reduction="none")
+    tensor([0.6931, 2.1269])
     """
     if not isinstance(targets, Tensor):
         targets = _leaf(np.asarray(targets))
-    return apply(A.CROSS_ENTROPY, logits, targets)
+    loss = apply(A.CROSS_ENTROPY, logits, targets)  # checks the targets, mean
+    if reduction == "mean":
+        return loss
+    if reduction not in ("sum", "none"):
+        raise ValueError(
+            f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
+        )
+    classes = logits.shape[-1]
+    rows = targets._data.reshape(-1)
+    picked = logits.log_softmax(-1).reshape(-1, classes)[np.arange(rows.size), rows]
+    per_row = -picked.reshape(targets.shape)
+    return per_row.sum() if reduction == "sum" else per_row

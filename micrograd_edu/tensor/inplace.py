@@ -75,12 +75,20 @@ def _change(t: Tensor, name: str, write: Callable[[np.ndarray], None], others: t
 
 
 def _ufunc_(name: str, ufunc: np.ufunc) -> Callable[[Tensor, Any], Tensor]:
-    def method(self: Tensor, other: Any) -> Tensor:
+    scaled = ufunc in (np.add, np.subtract)  # PyTorch's add_(other, alpha=): x + alpha·other
+
+    def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         value = _data(other)
+        if alpha != 1:
+            if not scaled:
+                raise TypeError(f"{name}: alpha= is for add_ and sub_")
+            value = alpha * np.asarray(value)
         return _change(self, name, lambda a: ufunc(a, value, out=a, casting="same_kind"), (other,))
 
     method.__name__ = name
     method.__doc__ = f"``{ufunc.__name__}`` with ``other``, in place; returns this tensor."
+    if scaled:
+        method.__doc__ += " ``alpha`` scales ``other`` first, as in PyTorch."
     return method
 
 

@@ -1,0 +1,68 @@
+"""PyTorch programs run unchanged on micrograd_edu.
+
+Each file in tests/crossover is written for PyTorch (``import torch``) and ends with
+``result``, a list of numbers (losses, weights, accuracies). It runs once with
+``torch`` bound to :mod:`micrograd_edu.torchlike` and, where PyTorch is installed,
+once with PyTorch itself: the numbers must agree to 1e-10. Without PyTorch, each
+program still has to run and its numbers must show it learned.
+"""
+
+import math
+import runpy
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import micrograd_edu.torchlike
+
+PROGRAMS = sorted((Path(__file__).parent / "crossover").glob("*.py"))
+
+
+def run(path: Path, torch_module) -> list[float]:
+    saved = sys.modules.get("torch")
+    sys.modules["torch"] = torch_module
+    try:
+        return [float(v) for v in runpy.run_path(str(path))["result"]]
+    finally:
+        if saved is None:
+            del sys.modules["torch"]
+        else:
+            sys.modules["torch"] = saved
+
+
+def _real_torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_a_pytorch_program_runs_unchanged_and_learns(path):
+    ours = run(path, micrograd_edu.torchlike)
+    assert all(math.isfinite(v) for v in ours)
+    first_loss, last_loss = ours[0], ours[len(ours) // 3]
+    assert last_loss < first_loss, "the program's loss went down"
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_a_pytorch_program_gives_pytorchs_numbers(path):
+    torch = _real_torch()
+    if torch is None:
+        pytest.skip("PyTorch is not installed (pip install -e '.[torch]')")
+    default = torch.get_default_dtype()
+    try:
+        theirs = run(path, torch)
+    finally:
+        torch.set_default_dtype(default)
+    ours = run(path, micrograd_edu.torchlike)
+    assert len(ours) == len(theirs)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_torchlike_refuses_what_it_cannot_mean():
+    with pytest.raises(ValueError, match="float64"):
+        micrograd_edu.torchlike.set_default_dtype(micrograd_edu.torchlike.float32)
