@@ -9,14 +9,7 @@ PORT   ?= 8888
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-# Open a browser only where there is a screen to show it on.
-ifeq ($(shell uname -s),Linux)
-  ifeq ($(DISPLAY)$(WAYLAND_DISPLAY),)
-    BROWSER_FLAG := --no-browser
-  endif
-endif
-
-.PHONY: course test install lint browser benchmarks clean
+.PHONY: course notebook test install lint browser benchmarks clean
 
 install: $(STAMP)
 
@@ -26,18 +19,16 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[course,dev]"
-	$(BIN)/python -m ipykernel install --user --name micrograd-edu --display-name "Python (micrograd_edu)" >/dev/null
 	touch $(STAMP)
 
-# Jupyter refuses to run as root unless told; containers and CI machines often are root.
-ifeq ($(shell id -u 2>/dev/null),0)
-  ROOT_FLAG := --allow-root
-endif
-
-# The server's root is the repository, so exercises/ is one click away; the browser
-# opens on the first chapter, with the file browser in notebooks/.
+# The server's root is the repository, so exercises/ is one click away; the URL it
+# prints (and the browser, where there is a screen) opens the first chapter, with the
+# file browser in notebooks/. `make notebook` does the same in Notebook 7.
 course: install
-	$(BIN)/jupyter lab notebooks/00_welcome.ipynb --ServerApp.root_dir=. --port=$(PORT) $(BROWSER_FLAG) $(ROOT_FLAG)
+	$(BIN)/micrograd-edu course --port=$(PORT)
+
+notebook: install
+	$(BIN)/micrograd-edu course --app=notebook --port=$(PORT)
 
 lint: install
 	$(BIN)/ruff check .

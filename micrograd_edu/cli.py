@@ -15,6 +15,12 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _course(args: argparse.Namespace) -> int:
+    from .course import main
+
+    return main(args.app, args.port, False if args.no_browser else None)
+
+
 def _release(args: argparse.Namespace) -> int:
     from .grading.release import release
 
@@ -65,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     doctor = commands.add_parser("doctor", help="check that this machine is ready for the course")
     doctor.set_defaults(run=_doctor)
+
+    course = commands.add_parser(
+        "course", help="open the course on chapter 00 (JupyterLab, or Notebook 7)"
+    )
+    course.add_argument("--app", choices=["lab", "notebook"], default="lab")
+    course.add_argument("--port", type=int, default=8888, help="default 8888")
+    course.add_argument("--no-browser", action="store_true", help="only print the URL")
+    course.set_defaults(run=_course)
 
     release = commands.add_parser("release", help="write exercises/ from solutions/")
     release.add_argument("--check", action="store_true", help="fail if exercises/ is out of date")

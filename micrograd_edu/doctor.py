@@ -10,11 +10,13 @@ import html
 import importlib
 import importlib.metadata
 import platform
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Finding", "Report", "doctor", "CHECKS"]
+__all__ = ["Finding", "Report", "doctor", "CHECKS", "KERNEL"]
 
 
 @dataclass(frozen=True)
@@ -83,27 +85,64 @@ def _check_package(package: str, why: str) -> Callable[[], Finding]:
     return check
 
 
+#: The kernel every notebook of the course names (its metadata's kernelspec).
+KERNEL = "python3"
+_ASK = "import sys, micrograd_edu; print(sys.executable, micrograd_edu.__version__)"
+ENVIRONMENT_FIX = (
+    "you are outside the course's environment: run `make course` in the repository "
+    "(or start Jupyter with .venv/bin/jupyter lab)"
+)
+
+
+def _check_environment() -> Finding:
+    virtual = sys.prefix != sys.base_prefix or (Path(sys.prefix) / "conda-meta").is_dir()
+    return Finding(
+        "environment",
+        virtual,
+        f"{sys.prefix} ({'a virtual environment' if virtual else 'the system Python'})",
+        ENVIRONMENT_FIX,
+    )
+
+
 def _check_kernel() -> Finding:
+    """Start the kernel the notebooks name and ask it to import this package."""
     try:
-        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import start_new_kernel
     except ImportError:
         return Finding(
             "kernel", False, "jupyter_client not installed", 'pip install "micrograd_edu[course]"'
         )
-    specs = KernelSpecManager().find_kernel_specs()
-    ok = "micrograd-edu" in specs or "python3" in specs
-    return Finding(
-        "kernel",
-        ok,
-        ", ".join(sorted(specs)) or "no kernels found",
-        "python -m ipykernel install --user --name micrograd-edu",
-    )
+    try:
+        manager, client = start_new_kernel(
+            kernel_name=KERNEL, startup_timeout=60, stderr=subprocess.DEVNULL
+        )
+    except Exception as error:  # no such kernelspec, or a kernel that cannot start
+        return Finding("kernel", False, f"{KERNEL!r} does not start: {error}", ENVIRONMENT_FIX)
+    said: list[str] = []
+
+    def hear(message: dict) -> None:
+        content = message["content"]
+        if message["msg_type"] == "stream":
+            said.append(content["text"])
+        elif message["msg_type"] == "error":
+            said.append(f"{content['ename']}: {content['evalue']}")
+
+    try:
+        client.execute_interactive(_ASK, timeout=60, output_hook=hear)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    answer = "".join(said).strip()
+    ok = bool(answer) and "Error" not in answer
+    where = f"{KERNEL!r} runs {answer}" if ok else f"{KERNEL!r} cannot import micrograd_edu"
+    return Finding("kernel", ok, where if ok else f"{where} ({answer})", ENVIRONMENT_FIX)
 
 
 #: The checks, in the order they are shown. Other modules append their own
 #: (the diagram renderer, widgets) so the report covers the whole course.
 CHECKS: list[Callable[[], Finding]] = [
     _check_python,
+    _check_environment,
     _check_package("numpy", "every engine needs it"),
     _check_package("matplotlib", "plots"),
     _check_package("ipywidgets", "sliders and step-through animations"),

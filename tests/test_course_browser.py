@@ -1,0 +1,84 @@
+"""In a real browser: the URL `make course` prints opens chapter 00, in JupyterLab with the
+file browser in notebooks/, and in Notebook 7 (`make notebook`).
+
+The server is started exactly as ``micrograd-edu course`` starts it (the same command
+list), on the repository, at a laptop's 1,280 x 800. A screenshot of what the student
+first sees is saved in the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from test_viz_browser import CHROMIUM_ARGS, SLOW, _chromium, _free_port, _missing, _stop
+
+from micrograd_edu.course import command
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _printed_url(server: subprocess.Popen, log: Path) -> str:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = re.search(r"http://127\.0\.0\.1:\d+/\S+", log.read_text())
+        if found:
+            return found.group(0)
+        if server.poll() is not None:
+            pytest.fail(f"the server exited early:\n{log.read_text()[-2000:]}")
+        time.sleep(0.3)
+    pytest.fail(f"no URL printed within 120 s:\n{log.read_text()[-2000:]}")
+
+
+@pytest.fixture(params=["lab", "notebook"])
+def course(request, tmp_path):
+    reason = _missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser test cannot run in CI: {reason}")
+        pytest.skip(reason)
+    env = dict(os.environ)
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                 "JUPYTERLAB_SETTINGS_DIR"):  # fmt: skip
+        env[name] = str(tmp_path / name.lower())
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp_path / "workspaces")
+    log = tmp_path / "server.log"
+    args = command(request.param, port=_free_port(), browser=False)
+    args += ["--ServerApp.ip=127.0.0.1", "--LabApp.news_url=",
+             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # fmt: skip
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        yield request.param, _printed_url(server, log), tmp_path
+    finally:
+        _stop(server)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the browser test runs on Linux CI")
+def test_the_printed_url_opens_chapter_00(course):
+    from playwright.sync_api import expect, sync_playwright
+
+    app, url, folder = course
+    assert "00_welcome.ipynb" in url and "token=" in url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, timeout=SLOW)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(SLOW)
+            page.goto(url)
+            title = page.locator(".jp-Notebook .jp-Cell").first
+            expect(title).to_contain_text("00 · Welcome", timeout=SLOW)
+            if app == "lab":
+                crumbs = page.locator(".jp-BreadCrumbs")
+                expect(crumbs).to_contain_text("notebooks", timeout=SLOW)
+                tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+                expect(tab).to_contain_text("00_welcome.ipynb")
+            page.screenshot(path=str(folder / f"course-{app}.png"))
+        finally:
+            browser.close()
