@@ -40,18 +40,27 @@ def _grade(args: argparse.Namespace) -> int:
     if not (args.csv or args.gradescope):
         print("grade: give --csv FILE and/or --gradescope FILE to write", file=sys.stderr)
         return 2
+    from .grading.sandbox import SandboxUnavailable
+
     given = {"timeout": args.timeout, "memory_mb": args.memory}
-    limits = Limits(**{name: value for name, value in given.items() if value is not None})
-    rows = grade_all(
-        args.submissions,
-        chapter_number=args.chapter,
-        csv_path=args.csv,
-        gradescope_path=args.gradescope,
-        workers=args.workers,
-        limits=limits,
-        seed=args.seed,
-        progress=progress_bar,
+    limits = Limits(
+        **{name: value for name, value in given.items() if value is not None},
+        sandbox=not args.no_sandbox,
     )
+    try:
+        rows = grade_all(
+            args.submissions,
+            chapter_number=args.chapter,
+            csv_path=args.csv,
+            gradescope_path=args.gradescope,
+            workers=args.workers,
+            limits=limits,
+            seed=args.seed,
+            progress=progress_bar,
+        )
+    except SandboxUnavailable as error:
+        print(error, file=sys.stderr)
+        return 2
     for row in rows:
         print(f"{row.submission}: {row.score:g}/{row.max_score:g}")
     return 0
@@ -107,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory", type=int, help="MB per submission (default: the batch grader's limit)"
     )
     grade.add_argument("--seed", help="fix the secret seed (to reproduce a run)")
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade without bubblewrap where it cannot run (the gradebook records it)",
+    )
     grade.set_defaults(run=_grade)
 
     gradescope = commands.add_parser(

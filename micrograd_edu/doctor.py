@@ -138,6 +138,15 @@ def _check_kernel() -> Finding:
     return Finding("kernel", ok, where if ok else f"{where} ({answer})", ENVIRONMENT_FIX)
 
 
+def _check_sandbox() -> Finding:
+    """Whether ``micrograd-edu grade`` can run each submission in bubblewrap here."""
+    from .grading import sandbox
+
+    why = sandbox.available()
+    detail = "grading runs each submission in bubblewrap" if why is None else why
+    return Finding("sandbox", why is None, detail, sandbox.FIX)
+
+
 #: The checks, in the order they are shown. Other modules append their own
 #: (the diagram renderer, widgets) so the report covers the whole course.
 CHECKS: list[Callable[[], Finding]] = [
@@ -148,6 +157,7 @@ CHECKS: list[Callable[[], Finding]] = [
     _check_package("ipywidgets", "sliders and step-through animations"),
     _check_package("jupyterlab", "to open the notebooks"),
     _check_kernel,
+    _check_sandbox,
 ]
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import sandbox
 from .notebook import NotebookError, code_cells, read_notebook
 from .registry import Exercise, ExerciseResult, broken, draw_cases, judge
 from .time_limit import EXERCISE_SECONDS
@@ -35,6 +36,7 @@ from .time_limit import EXERCISE_SECONDS
 __all__ = ["Limits", "Row", "grade_submission", "require_posix"]
 
 _MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
+_MAX_MESSAGE = 4 << 20  # bytes of one message (an observation) the parent will parse
 _STARTUP_SECONDS = 30.0  # allowance for the child to import Python and numpy, loaded machine
 
 
@@ -43,6 +45,7 @@ class Limits:
     timeout: float = EXERCISE_SECONDS  # for the notebook's cells, and again for each exercise
     memory_mb: int = 1024
     file_mb: int = 16
+    sandbox: bool = True  # run each child in bubblewrap (see .sandbox)
 
 
 @dataclass
@@ -53,6 +56,7 @@ class Row:
     results: list[ExerciseResult]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    sandboxed: bool = True
 
     @property
     def score(self) -> float:
@@ -101,7 +105,8 @@ def grade_submission(
     try:
         cells = code_cells(read_notebook(path))
     except NotebookError as error:
-        return Row(name, [broken(ex, str(error)) for ex in exercises], [str(error)])
+        why = [str(error)]
+        return Row(name, [broken(ex, str(error)) for ex in exercises], why, 0.0, limits.sandbox)
     cases = {ex.id: draw_cases(ex, seed) for ex in exercises}
     results: dict[str, ExerciseResult] = {}
     skip: set[int] = set()
@@ -134,7 +139,7 @@ def grade_submission(
                 results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
     row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
     ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
-    return Row(name, ordered, row_notes, time.perf_counter() - started)
+    return Row(name, ordered, row_notes, time.perf_counter() - started, limits.sandbox)
 
 
 def _find(exercises: Sequence[Exercise], exercise_id: object) -> Exercise:
@@ -142,7 +147,7 @@ def _find(exercises: Sequence[Exercise], exercise_id: object) -> Exercise:
 
 
 def _child_env(home: str) -> dict[str, str]:
-    package_root = str(Path(__file__).resolve().parents[2])
+    package_root = str(_PACKAGE.parent)
     return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": home,
@@ -154,6 +159,9 @@ def _child_env(home: str) -> dict[str, str]:
         "MKL_NUM_THREADS": "1",
         "LANG": "C.UTF-8",
     }
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]  # micrograd_edu/
 
 
 def _run(
@@ -177,14 +185,15 @@ def _run(
     result_read, result_write = os.pipe()
     with tempfile.TemporaryDirectory(prefix="micrograd-grade-", ignore_cleanup_errors=True) as home:
         try:
+            argv = [
+                sys.executable,
+                "-m",
+                "micrograd_edu.grading.child",
+                str(task_read),
+                str(result_write),
+            ]
             process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "micrograd_edu.grading.child",
-                    str(task_read),
-                    str(result_write),
-                ],
+                sandbox.command(argv, _PACKAGE) if limits.sandbox else argv,
                 pass_fds=(task_read, result_write),
                 cwd=home,
                 env=_child_env(home),
@@ -258,9 +267,13 @@ def _watch(process: subprocess.Popen, fd: int, nonce: str, n: int, timeout: floa
 
 
 def _parse(line: bytes, nonce: str) -> dict | None:
+    """The message on ``line`` if it carries this run's nonce. Anything else, however
+    long, deep or malformed, is ignored: the child's output is never trusted."""
+    if len(line) > _MAX_MESSAGE:
+        return None
     try:
         message = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError, MemoryError):
         return None
     if isinstance(message, dict) and message.get("nonce") == nonce:
         return message

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from . import sandbox
 from .batch import Limits, Row, grade_submission, require_posix
 from .feedback import describe
 from .notebook import NotebookError, read_notebook
@@ -67,6 +68,11 @@ def grade_all(
 ) -> list[Row]:
     """Grade every submission in ``paths``; write the gradebook as rows finish."""
     require_posix()
+    limits = limits or Limits()
+    if limits.sandbox:
+        why = sandbox.available()
+        if why:
+            raise sandbox.SandboxUnavailable(f"grade: cannot sandbox submissions: {why}")
     run = secrets.token_hex(4)
     seed = seed if seed is not None else secrets.token_hex(16)  # never seen by a notebook
     submissions = find_submissions(paths)
@@ -82,12 +88,12 @@ def grade_all(
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         plans = [(path, _exercises(path, chapter_number)) for path in submissions]
         futures = {
-            pool.submit(grade_submission, path, exercises, seed, limits or Limits()): i
+            pool.submit(grade_submission, path, exercises, seed, limits): i
             for i, (path, exercises) in enumerate(plans)
         }
         try:
             for finished, future in enumerate(as_completed(futures), start=1):
-                rows[futures[future]] = _row(future, *plans[futures[future]])
+                rows[futures[future]] = _row(future, *plans[futures[future]], limits.sandbox)
                 save()
                 if progress:
                     progress(finished, len(submissions))
@@ -98,16 +104,15 @@ def grade_all(
     return [rows[i] for i in sorted(rows)]
 
 
-def _row(future: Any, path: Path, exercises: list[Exercise]) -> Row:
+def _row(future: Any, path: Path, exercises: list[Exercise], sandboxed: bool) -> Row:
     if not exercises:
-        return Row(
-            path.name, [], ["cannot tell which chapter this notebook is for: pass --chapter"]
-        )
+        why = "cannot tell which chapter this notebook is for: pass --chapter"
+        return Row(path.name, [], [why], 0.0, sandboxed)
     try:
         return future.result()
     except Exception as error:  # a fault in the grader itself must not lose the batch
         why = f"the grader failed on this file: {error!r}"
-        return Row(path.name, [broken(ex, why) for ex in exercises], [why])
+        return Row(path.name, [broken(ex, why) for ex in exercises], [why], 0.0, sandboxed)
 
 
 def _replace(path: str | Path, text: str) -> None:
@@ -122,13 +127,13 @@ def write_csv(rows: Sequence[Row], run: str) -> str:
     ids = [i for i in EXERCISES if any(r.id == i for row in rows for r in row.results)]
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["submission", "score", "max_score", *ids, "reason", "run"])
+    writer.writerow(["submission", "score", "max_score", *ids, "reason", "run", "sandboxed"])
     for row in rows:
         scores = {r.id: f"{r.score:g}" for r in row.results}
         writer.writerow(
             [row.submission, f"{row.score:g}", f"{row.max_score:g}"]
             + [scores.get(i, "") for i in ids]
-            + [row.reason, run]
+            + [row.reason, run, "yes" if row.sandboxed else "no (--no-sandbox)"]
         )
     return out.getvalue()
 
@@ -136,12 +141,15 @@ def write_csv(rows: Sequence[Row], run: str) -> str:
 def gradescope_results(row: Row, run: str) -> dict[str, Any]:
     """One submission in Gradescope's ``results.json`` format (one test per exercise)."""
     summary = f"{row.submission}: {row.score:g}/{row.max_score:g} points (grader run {run})"
+    if not row.sandboxed:
+        summary += "; graded WITHOUT a sandbox (--no-sandbox)"
     return {
         "score": row.score,
         "execution_time": round(row.seconds, 3),
         "output": "\n".join([summary, row.reason] if row.reason else [summary]),
         "visibility": "visible",
         "stdout_visibility": "hidden",
+        "extra_data": {"sandboxed": row.sandboxed, "run": run},
         "tests": [
             {
                 "name": f"{r.id}: {r.title}",

@@ -20,7 +20,7 @@ SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, to build the autograder image.
 set -euo pipefail
 apt-get update -qq
-apt-get install -y -qq python3 python3-pip python3-venv >/dev/null
+apt-get install -y -qq python3 python3-pip python3-venv bubblewrap >/dev/null
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --quiet /autograder/source/package
 """
@@ -29,9 +29,15 @@ RUN = """#!/usr/bin/env bash
 # Gradescope runs this for each submission; it writes /autograder/results/results.json.
 set -uo pipefail
 notebook=$(ls /autograder/submission/*.ipynb 2>/dev/null | head -n 1)
+# Each submission runs in bubblewrap; an image that forbids user namespaces says so here
+# and relies on Gradescope's own container (results.json records it).
+sandbox=""
+if ! /autograder/venv/bin/python -m micrograd_edu.grading.sandbox; then
+    sandbox="--no-sandbox"
+fi
 # No notebook at all still gets a results.json: a missing file grades as 0 with the reason.
 /autograder/venv/bin/micrograd-edu grade "${{notebook:-/autograder/submission/missing.ipynb}}" \\
-    --chapter {chapter} --workers 1 --gradescope /autograder/results/results.json
+    --chapter {chapter} --workers 1 --gradescope /autograder/results/results.json $sandbox
 """
 
 
