@@ -48,6 +48,23 @@ a, b = V(2.0, label="a"), V(5.0, label="b")
 y = V(10.0, "mul", a, b, label="y")""",
     "draw_graph(y)",
     "animate(y, interval=400)",
+    # The lecture's f(2, 5), a scalar graph of about 25 nodes, a small tensor MLP.
+    """import numpy as np
+import micrograd_edu as mg
+from micrograd_edu import functions as F, nn
+
+x1, x2 = mg.Value(2.0, label="x1"), mg.Value(5.0, label="x2")
+f = F.log(x1) + x1 * x2 - F.sin(x2)
+f.backward()
+mg.draw_graph(f)""",
+    """a = [mg.Value(float(i), label=f"a{i}") for i in range(4)]
+z = ((a[0] * a[1] + a[2]).tanh() * a[3] + (a[0] - a[3]).exp()) ** 2 + (a[1] * a[2]).relu() * a[0]
+z.backward()
+mg.draw_graph(z)""",
+    """net = nn.Sequential(nn.Linear(3, 4, seed=0), nn.ReLU(), nn.Linear(4, 1, seed=1))
+loss = nn.MSELoss()(net(mg.Tensor(np.ones((5, 3)))), mg.Tensor(np.zeros((5, 1))))
+loss.backward()
+mg.draw_graph(loss)""",
 ]
 
 
@@ -187,6 +204,22 @@ def _run_all_cells(page) -> None:
                 raise
 
 
+def _diagram_boxes(page) -> list[dict]:
+    """For each diagram: its shown width, its natural width (the SVG's width attribute),
+    and its right edge against its output area's (a scrolling frame counts as the area)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.jp-OutputArea-output .mge-diagram svg')]
+            .map(svg => {
+              const area = svg.closest('.mge-diagram').getBoundingClientRect();
+              const out = svg.closest('.jp-OutputArea-output').getBoundingClientRect();
+              const box = svg.getBoundingClientRect();
+              const right = Math.min(box.right, area.right);
+              return {shown: box.width, natural: parseFloat(svg.getAttribute('width')),
+                      right: right, area_right: out.right};
+            })"""
+    )
+
+
 @pytest.mark.skipif(os.name == "nt", reason="the browser test runs on Linux CI")
 def test_diagram_shows_and_play_advances_frames(jupyterlab):
     from playwright.sync_api import expect, sync_playwright
@@ -195,7 +228,7 @@ def test_diagram_shows_and_play_advances_frames(jupyterlab):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, timeout=SLOW)
         try:
-            page = browser.new_page()
+            page = browser.new_page(viewport={"width": 1280, "height": 800})  # a laptop
             page.set_default_timeout(SLOW)
             page.set_default_navigation_timeout(SLOW)
             page.goto(url)
@@ -204,11 +237,23 @@ def test_diagram_shows_and_play_advances_frames(jupyterlab):
             status = page.get_by_role("button", name=re.compile(r"\| Idle$"))
             expect(status).to_be_visible(timeout=SLOW)
             _run_all_cells(page)
-            diagram = page.locator(".jp-OutputArea-output img[src^='data:image/svg+xml']")
-            expect(diagram.first).to_be_visible(timeout=SLOW)
+            diagrams = page.locator(".jp-OutputArea-output .mge-diagram svg")
+            expect(diagrams).to_have_count(5, timeout=SLOW)  # four graphs and a frame
             caption = page.locator(".mge-caption")
             expect(caption).to_contain_text("step 1/", timeout=SLOW)
+            # after Run All the slider and the caption name the same step, counted from 1
+            readout = page.locator(".widget-readout").first
+            expect(readout).to_have_text("1", timeout=SLOW)
             expect(page.locator(".mge-frame svg")).to_be_visible(timeout=SLOW)
+            for box in _diagram_boxes(page):
+                assert box["right"] <= box["area_right"] + 1, box  # inside its output area
+                assert box["shown"] >= 0.5 * box["natural"] - 1, box  # at least half size
+            for i in range(diagrams.count()):  # what the student sees, for a look by eye
+                output = diagrams.nth(i).locator(
+                    "xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')]"
+                )
+                output.scroll_into_view_if_needed()
+                page.screenshot(path=str(log.parent / f"diagram-{i}-1280.png"))
             page.locator(".widget-play button").first.click()
             # Play moves the slider in the browser; the kernel redraws. A busy
             # kernel may skip a frame, so ask only that the frames move on,

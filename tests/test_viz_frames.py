@@ -108,10 +108,15 @@ def test_animation_steps_and_exports(tmp_path):
     box = anim.widget()
     play, slider = box.children[0].children
     assert type(play).__name__ == "Play" and type(slider).__name__ == "IntSlider"
-    assert play.max == slider.max == len(anim) - 1
-    slider.value = 2  # what jslink does in the browser; the observer redraws
+    # the slider counts steps as the caption does, from 1
+    assert (play.min, play.max) == (slider.min, slider.max) == (1, len(anim))
+    assert slider.value == 1 and anim._caption.value.startswith("<b>step 1/15")
+    slider.value = 3  # what jslink does in the browser; the observer redraws
     assert anim._caption.value == "<b>step 3/15 (forward): v₂ = v₋₁ × v₀ = 10</b>"
-    assert anim._picture.value.startswith("<?xml") and "v₂ = v₋₁ × v₀ = 10" in anim._picture.value
+    picture = anim._picture.value
+    assert picture.startswith('<div class="mge-diagram"') and "<svg" in picture
+    assert "step 3/15" not in picture  # the caption is shown once, above the picture
+    assert "v₂" in picture
     assert "application/vnd.jupyter.widget-view+json" in anim._repr_mimebundle_()
     svgs = anim.save_svgs(tmp_path / "slides")
     assert len(svgs) == 15 and svgs[0].name == "frame_000.svg"

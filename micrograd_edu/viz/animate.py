@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .diagram import check_options
+from .fit import fitted, narrower
 from .frames import Frames, frames
 from .render import FIX, RenderError
 
@@ -24,11 +25,11 @@ __all__ = ["Animation", "animate"]
 class Animation:
     """The frames of a graph with a player; shown as a widget in Jupyter."""
 
-    def __init__(self, steps: Frames, rankdir: str = "LR", interval: int = 1200) -> None:
+    def __init__(self, steps: Frames, rankdir: str = "auto", interval: int = 1200) -> None:
         self.frames = steps
-        self.rankdir = rankdir
+        self._rankdir = rankdir
         self.interval = interval
-        self._svgs: list[str] | None = None
+        self._svgs: dict[bool, list[str]] | None = None
         self._widget: Any = None
         self._caption: Any = None  # the widget's caption and picture, once built
         self._picture: Any = None
@@ -39,26 +40,43 @@ class Animation:
     def __repr__(self) -> str:
         return f"<Animation: {len(self.frames)} frames>"
 
-    def svgs(self) -> list[str]:
-        """The SVG of every frame (rendered on first use)."""
+    @property
+    def rankdir(self) -> str:
+        """The layout of every frame: with "auto", left to right unless the full graph
+        (the last frame) would be too wide for a laptop's output area (:mod:`.fit`)."""
+        if self._rankdir == "auto":
+            last = len(self.frames) - 1
+            wide = self.frames.diagram(last, "LR", captioned=False).svg
+            _, taller = narrower(wide, lambda: self.frames.diagram(last, "TB", False).svg)
+            self._rankdir = "TB" if taller else "LR"
+        return self._rankdir
+
+    def svgs(self, captioned: bool = True) -> list[str]:
+        """The SVG of every frame (rendered on first use), with its caption as the
+        picture's title, or without (the widget shows the caption once, above it)."""
         if self._svgs is None:
-            self._svgs = [self.frames.diagram(i, self.rankdir).svg for i in range(len(self.frames))]
-        return self._svgs
+            self._svgs = {}
+        if captioned not in self._svgs:
+            self._svgs[captioned] = [
+                self.frames.diagram(i, self.rankdir, captioned).svg for i in range(len(self.frames))
+            ]
+        return self._svgs[captioned]
 
     def widget(self) -> Any:
         """A ``Play`` + slider + diagram + caption box (ipywidgets)."""
         if self._widget is None:
             import ipywidgets as w
 
-            last = len(self.frames) - 1
-            play = w.Play(value=0, min=0, max=last, step=1, interval=self.interval)
-            slider = w.IntSlider(value=0, min=0, max=last, description="step", readout=True)
+            # Steps count from 1, as the lecture and the caption number them.
+            n = len(self.frames)
+            play = w.Play(value=1, min=1, max=n, step=1, interval=self.interval)
+            slider = w.IntSlider(value=1, min=1, max=n, description="step", readout=True)
             w.jslink((play, "value"), (slider, "value"))
             self._caption = w.HTML(layout=w.Layout(min_height="1.5em"))
             self._picture = w.HTML()
             self._caption.add_class("mge-caption")
             self._picture.add_class("mge-frame")
-            slider.observe(lambda change: self.show(change["new"]), names="value")
+            slider.observe(lambda change: self.show(change["new"] - 1), names="value")
             self._widget = w.VBox([w.HBox([play, slider]), self._caption, self._picture])
             self.show(0)
         return self._widget
@@ -68,7 +86,7 @@ class Animation:
         caption = self.frames.heading(i)
         if self._widget is not None:
             self._caption.value = f"<b>{html.escape(caption)}</b>"
-            self._picture.value = self.svgs()[i]
+            self._picture.value = fitted(self.svgs(captioned=False)[i])
         return caption
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
@@ -122,7 +140,9 @@ class Animation:
         return path
 
 
-def animate(root: Any, rankdir: str = "LR", max_nodes: int = 60, interval: int = 1200) -> Animation:
+def animate(
+    root: Any, rankdir: str = "auto", max_nodes: int = 60, interval: int = 1200
+) -> Animation:
     """Step through ``root``'s graph: values turn green forward, gradients red backward.
 
     ``interval`` is the time per frame, in milliseconds, when playing.

@@ -12,27 +12,44 @@ from pathlib import Path
 from typing import Any
 
 from .dot import kept_nodes, op_symbol, to_dot
+from .fit import fitted, narrower
 from .labels import number
 from .render import FIX, RenderError, render
 from .view import GraphView, view
 
-RANKDIRS = ("LR", "RL", "TB", "BT")
+RANKDIRS = ("auto", "LR", "RL", "TB", "BT")  # auto: LR, or TB when LR is too wide
 
 
 class Diagram:
-    """A drawn graph: ``.source`` (DOT), ``.svg``, ``.save(path)``; shown as SVG in Jupyter."""
+    """A drawn graph: ``.source`` (DOT), ``.svg``, ``.save(path)``; shown in Jupyter as
+    SVG that fits the output area (:mod:`.fit`)."""
 
-    def __init__(self, source: str, rows: list[tuple[str, ...]], summary: str) -> None:
+    def __init__(
+        self,
+        source: str,
+        rows: list[tuple[str, ...]],
+        summary: str,
+        alternative: str | None = None,
+    ) -> None:
         self.source = source
         self.rows = rows  # the table shown when nothing can render
         self.summary = summary
+        self._alternative = alternative  # another layout, drawn if source is too wide
         self._svg: str | None = None
 
     @property
     def svg(self) -> str:
-        """The SVG text (rendered once, then kept). Raises ``RenderError`` with the fix."""
+        """The SVG text (rendered once, then kept). Raises ``RenderError`` with the fix.
+        With another layout given, the narrower of the two when the first is too wide
+        for a laptop's output area (``.source`` then becomes that layout's)."""
         if self._svg is None:
-            self._svg = render(self.source, "svg").decode("utf-8")
+            svg = render(self.source, "svg").decode("utf-8")
+            if self._alternative is not None:
+                other = self._alternative
+                svg, swapped = narrower(svg, lambda: render(other, "svg").decode("utf-8"))
+                if swapped:
+                    self.source = other
+            self._svg = svg
         return self._svg
 
     def save(self, path: str | Path) -> Path:
@@ -68,7 +85,8 @@ class Diagram:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         try:
-            return {"image/svg+xml": self.svg, "text/plain": repr(self)}
+            svg = self.svg
+            return {"text/html": fitted(svg), "image/svg+xml": svg, "text/plain": repr(self)}
         except RenderError as error:
             return {"text/html": self.table_html(str(error)), "text/plain": repr(self)}
 
@@ -118,7 +136,7 @@ def check_options(caller: str, rankdir: str, max_nodes: int) -> None:
 
 
 def draw_graph(
-    root: Any, show_grad: bool = True, rankdir: str = "LR", max_nodes: int = 150
+    root: Any, show_grad: bool = True, rankdir: str = "auto", max_nodes: int = 150
 ) -> Diagram:
     """Draw the graph that computed ``root`` (a ``Value``, a ``Tensor``, or a list of them).
 
@@ -141,5 +159,10 @@ def draw_graph(
     check_options("draw_graph", rankdir, max_nodes)
     g = view(root, "draw_graph", numbered=False)
     kept = kept_nodes(g, max_nodes)
-    source = to_dot(g, show_grad=show_grad, rankdir=rankdir, max_nodes=max_nodes)
-    return Diagram(source, table_rows(g, kept), summary(g, kept))
+
+    def dot(direction: str) -> str:
+        return to_dot(g, show_grad=show_grad, rankdir=direction, max_nodes=max_nodes)
+
+    auto = rankdir == "auto"
+    source = dot("LR" if auto else rankdir)
+    return Diagram(source, table_rows(g, kept), summary(g, kept), dot("TB") if auto else None)

@@ -57,15 +57,15 @@ class Frames(list):
         """``step 3/15 (forward): v₂ = v₋₁ × v₀ = 10``."""
         return f"step {i + 1}/{len(self)} ({self[i].phase}): {self[i].caption}"
 
-    def diagram(self, i: int, rankdir: str = "LR") -> Diagram:
-        """Frame ``i`` drawn: the graph coloured and captioned as at that step."""
+    def diagram(self, i: int, rankdir: str = "LR", captioned: bool = True) -> Diagram:
+        """Frame ``i`` drawn: the graph coloured (and captioned) as at that step."""
         frame = self[i]
         g = self.graph
         source = to_dot(
             g,
             rankdir=rankdir,
             max_nodes=len(g.order),
-            caption=self.heading(i),
+            caption=self.heading(i) if captioned else "",
             titles=[_title(g, j) for j in range(len(g.order))],
             known=set(frame.known),
             grads=frame.grads,
