@@ -118,13 +118,19 @@ SCATTER = Op(
 )
 
 
-def _concatenate_forward(*xs_axis):
-    *xs, axis = xs_axis
-    try:
-        return np.concatenate(xs, axis=axis)
-    except ValueError:
-        shapes = ", ".join(str(x.shape) for x in xs)
-        raise ShapeError(f"cat: shapes {shapes} must agree on every axis but axis {axis}") from None
+def _joined(join, name: str, rule: str):
+    """The forward of ``cat``/``stack``: ``join`` the arrays along the last argument's axis,
+    naming every shape when they do not fit."""
+
+    def forward(*xs_axis):
+        *xs, axis = xs_axis
+        try:
+            return join(xs, axis=axis)
+        except ValueError:
+            shapes = ", ".join(str(x.shape) for x in xs)
+            raise ShapeError(f"{name}: shapes {shapes} must {rule.format(axis=axis)}") from None
+
+    return forward
 
 
 def _concatenate_vjp(g, out, xs, needs, axis):
@@ -136,23 +142,19 @@ def _concatenate_vjp(g, out, xs, needs, axis):
     return tuple(grads)
 
 
-CONCATENATE = Op("cat", _concatenate_forward, _concatenate_vjp, saves_none)
-
-
-def _stack_forward(*xs_axis):
-    *xs, axis = xs_axis
-    try:
-        return np.stack(xs, axis=axis)
-    except ValueError:
-        shapes = ", ".join(str(x.shape) for x in xs)
-        raise ShapeError(f"stack: shapes {shapes} must all be equal") from None
+CONCATENATE = Op(
+    "cat",
+    _joined(np.concatenate, "cat", "agree on every axis but axis {axis}"),
+    _concatenate_vjp,
+    saves_none,
+)
 
 
 def _stack_vjp(g, out, xs, needs, axis):
     return tuple(g[(slice(None),) * axis + (i,)] if need else None for i, need in enumerate(needs))
 
 
-STACK = Op("stack", _stack_forward, _stack_vjp, saves_none)
+STACK = Op("stack", _joined(np.stack, "stack", "all be equal"), _stack_vjp, saves_none)
 
 FLIP = Op(
     "flip",

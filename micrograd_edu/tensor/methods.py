@@ -223,28 +223,24 @@ def _reduce(op: Op, t: Tensor, axis: Any, keepdims: bool, torch_names: dict) -> 
     return apply(op, t, static=(axes, keepdims and t.ndim > 0))
 
 
-@_method
-def sum(self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-    """Sum over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."""
-    return _reduce(R.SUM, self, axis, keepdims, torch_names)
+def _reduction(op: Op, doc: str) -> Any:
+    def method(
+        self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any
+    ) -> Tensor:
+        return _reduce(op, self, axis, keepdims, torch_names)
+
+    method.__name__, method.__doc__ = op.name, doc
+    return _method(method)
 
 
-@_method
-def mean(self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-    """Mean over ``axis`` (an int, a tuple, or all); an empty mean is nan, as in PyTorch."""
-    return _reduce(R.MEAN, self, axis, keepdims, torch_names)
-
-
-@_method
-def amax(self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-    """Largest entry over ``axis``; tied entries share the gradient equally."""
-    return _reduce(R.AMAX, self, axis, keepdims, torch_names)
-
-
-@_method
-def amin(self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any) -> Tensor:
-    """Smallest entry over ``axis``; tied entries share the gradient equally."""
-    return _reduce(R.AMIN, self, axis, keepdims, torch_names)
+sum = _reduction(
+    R.SUM, "Sum over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."
+)
+mean = _reduction(
+    R.MEAN, "Mean over ``axis`` (an int, a tuple, or all); an empty mean is nan, as in PyTorch."
+)
+amax = _reduction(R.AMAX, "Largest entry over ``axis``; tied entries share the gradient equally.")
+amin = _reduction(R.AMIN, "Smallest entry over ``axis``; tied entries share the gradient equally.")
 
 
 class MinMax(NamedTuple):
