@@ -46,6 +46,7 @@ def _grade(args: argparse.Namespace) -> int:
     limits = Limits(
         **{name: value for name, value in given.items() if value is not None},
         sandbox=not args.no_sandbox,
+        all_or_nothing=args.all_or_nothing,
     )
     try:
         rows = grade_all(
@@ -116,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory", type=int, help="MB per submission (default: the batch grader's limit)"
     )
     grade.add_argument("--seed", help="fix the secret seed (to reproduce a run)")
+    grade.add_argument(
+        "--all-or-nothing",
+        action="store_true",
+        help="an exercise's points only when all its checks pass (default: shared by check)",
+    )
     grade.add_argument(
         "--no-sandbox",
         action="store_true",

@@ -13,3 +13,11 @@ def grade(exercise_id, functions, seed="test"):
 
 def failed_checks(result):
     return {c.name for c in result.checks if not c.passed}
+
+
+def explained(result):
+    """Every failed check says why: a hint for a mistake it saw, the student's line for a
+    raise, or that a raise above stopped it (no hint: that mistake was not seen)."""
+    return all(
+        c.hint or c.reason.startswith("raised ") or not c.ran for c in result.checks if not c.passed
+    )

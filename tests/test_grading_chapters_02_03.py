@@ -4,7 +4,7 @@ import math
 from pathlib import Path
 
 import pytest
-from grading_helpers import failed_checks, grade
+from grading_helpers import explained, failed_checks, grade
 
 from micrograd_edu.forward import Dual
 from micrograd_edu.grading import chapter, gradebook
@@ -202,10 +202,10 @@ MISTAKES = [
 @pytest.mark.parametrize("exercise_id, name, wrong, failing", MISTAKES)
 def test_each_symbolic_mistake_fails_its_check(exercise_id, name, wrong, failing):
     result = grade(exercise_id, {**CORRECT, name: wrong})
-    assert not result.passed and result.score == 0
+    assert not result.passed and result.score < result.max_score
     if failing is not None:
         assert failed_checks(result) == failing
-    assert all(c.hint for c in result.checks if not c.passed)
+    assert explained(result)
 
 
 def test_my_diff_without_the_chain_rule_fails_the_chain_rule_check():
@@ -287,7 +287,7 @@ class NoChainRule(MyDual):
 )
 def test_each_dual_mistake_fails_its_check(cls, exercise_id, failing):
     result = grade(exercise_id, {"MyDual": cls})
-    assert failed_checks(result) == failing and result.score == 0
+    assert failed_checks(result) == failing and result.score < result.max_score
 
 
 def per_entry(f, xs):

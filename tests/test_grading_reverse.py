@@ -5,7 +5,7 @@ import csv
 import math
 
 import pytest
-from grading_helpers import failed_checks
+from grading_helpers import explained, failed_checks
 from grading_helpers import grade as grade_directly
 
 import micrograd_edu as mg
@@ -222,7 +222,7 @@ def test_topological_order_mistakes(wrong, failing):
     assert not result.passed
     if failing is not None:
         assert failing <= failed_checks(result)
-    assert all(c.hint for c in result.checks if not c.passed)
+    assert explained(result)
 
 
 def test_marking_nodes_with_an_attribute_is_fine():
@@ -267,7 +267,7 @@ def test_a_node_listed_repeatedly_is_named_even_past_the_length_the_grader_reads
 )
 def test_value_rule_mistakes(exercise_id, rule, failing):
     result = grade(exercise_id, {"MyValue": make_value_class(**rule)})
-    assert not result.passed and all(c.hint for c in result.checks if not c.passed)
+    assert not result.passed and explained(result)
     if failing is not None:
         assert failed_checks(result) == failing
 
@@ -319,7 +319,7 @@ def recursive_backward(root):
 @pytest.mark.parametrize("wrong", [forward_order_backward, unseeded_backward, recursive_backward])
 def test_backward_mistakes(wrong):
     result = grade("04.backward", {"backward": wrong})
-    assert not result.passed and all(c.hint for c in result.checks if not c.passed)
+    assert not result.passed and explained(result)
 
 
 def test_backward_fails_its_chain_check_when_recursive():

@@ -46,6 +46,7 @@ class Limits:
     memory_mb: int = 1024
     file_mb: int = 16
     sandbox: bool = True  # run each child in bubblewrap (see .sandbox)
+    all_or_nothing: bool = False  # an exercise's points only when every check passes
 
 
 @dataclass
@@ -126,7 +127,9 @@ def grade_submission(
             if ex.id in attempt.errors:
                 results[ex.id] = broken(ex, attempt.errors[ex.id])
             elif ex.id in attempt.observed:
-                results[ex.id] = judge(ex, cases[ex.id], attempt.observed[ex.id])
+                results[ex.id] = judge(
+                    ex, cases[ex.id], attempt.observed[ex.id], limits.all_or_nothing
+                )
         # Every round settles something: a cell to skip, an exercise, or all that is left.
         kind, key = attempt.blame or (None, None)
         if kind == "cell" and isinstance(key, int) and key not in skip:

@@ -549,7 +549,8 @@ def _judge_folded(case: Case, seen: dict) -> str | None:
             return f"a {head} node of constants is left unfolded"
     if tree_size(nodes) > tree_size(case["tree"]):
         return "the folded expression is larger than the original"
-    return None
+    # Folding is only folding if the value stays: this check is the main property.
+    return _judge_fold_value(case, seen)
 
 
 FOLD = register(
@@ -562,20 +563,20 @@ FOLD = register(
         ("fold_constants",),
         (
             Check(
-                "keeps the value",
-                "a folded Constant must hold the value of the subtree it replaces; "
-                "keep every subtree that contains a Symbol",
-                _fold_cases,
-                _run_fold,
-                _judge_fold_value,
-            ),
-            Check(
                 "folds nested constant subtrees",
                 "fold the arguments first (recursively), then fold the node if all its "
                 "folded arguments are Constants: (2 + 3) * 4 becomes 20",
                 _fold_cases,
                 _run_fold,
                 _judge_folded,
+            ),
+            Check(
+                "keeps the value",
+                "a folded Constant must hold the value of the subtree it replaces; "
+                "keep every subtree that contains a Symbol",
+                _fold_cases,
+                _run_fold,
+                _judge_fold_value,
             ),
         ),
         withheld=WITHHELD,

@@ -14,7 +14,7 @@ import sys
 from collections.abc import MutableMapping
 from typing import Any
 
-from .registry import ExerciseResult, broken, draw_cases, exercise, judge, observe
+from .registry import CheckResult, ExerciseResult, broken, draw_cases, exercise, judge, observe
 from .time_limit import EXERCISE_SECONDS, TimeLimitExceeded
 from .time_limit import time_limit as limit
 
@@ -64,10 +64,16 @@ def _lines(r: ExerciseResult) -> list[tuple[str, str, str]]:
     if r.status in ("not attempted", "missing", "broken"):
         mark = "…" if r.status == "not attempted" else "✘"
         return [(mark, r.reason, _advice(r.status))]
-    return [
-        ("✔", c.name, "") if c.passed else ("✘", c.name, f"{c.reason}. Hint: {c.hint}")
-        for c in r.checks
-    ]
+    return [_line(c) for c in r.checks]
+
+
+def _line(c: CheckResult) -> tuple[str, str, str]:
+    points = f" ({c.score:g}/{c.max_score:g})" if c.max_score else ""
+    if c.passed:
+        return ("✔", c.name + points, "")
+    if not c.ran:
+        return ("–", c.name + " (not run)", c.reason)
+    return ("✘", c.name + points, f"{c.reason}. Hint: {c.hint}" if c.hint else c.reason)
 
 
 def describe(r: ExerciseResult) -> list[str]:

@@ -19,10 +19,13 @@ namespace, so one wrong answer does not fail the exercises built on it.
 
 from __future__ import annotations
 
+import linecache
 import random
+import sys
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from .plain import to_plain
@@ -55,6 +58,7 @@ class Check:
     cases: Callable[[random.Random], list[Case]]
     run: Callable[[dict[str, Callable[..., Any]], Case], dict[str, Any]]
     judge: Callable[[Case, dict[str, Any]], str | None]
+    weight: float = 1.0  # its share of the exercise's points, relative to the others
 
 
 @dataclass(frozen=True)
@@ -81,11 +85,16 @@ class CheckResult:
     passed: bool
     hint: str = ""
     reason: str = ""
+    ran: bool = True  # False: the student's function raised before this check could run
+    score: float = 0.0
+    max_score: float = 0.0
 
 
 @dataclass(frozen=True)
 class ExerciseResult:
-    """A graded exercise: all of its checks pass for the points, else none."""
+    """A graded exercise: its points shared among its checks by weight (partial
+    credit; the others count once the first, the main property, holds), or, graded
+    all or nothing, all of them only when every check passes."""
 
     id: str
     title: str
@@ -165,8 +174,28 @@ def _run_case(check: Check, functions: dict[str, Any], case: Case) -> dict[str, 
     except NotImplementedError:
         return {"not_attempted": True}
     except (Exception, SystemExit) as error:  # an interrupt still stops the whole check
-        return {"error": f"{type(error).__name__}: {str(error)[:200]}"}
+        return {"error": f"{type(error).__name__}: {str(error)[:200]}{student_line(error)}"}
     return {key: to_plain(value) for key, value in raw.items()}
+
+
+_GRADER = str(Path(__file__).resolve().parents[1])  # the package: not the student's code
+_LIBRARIES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
+
+
+def student_line(error: BaseException) -> str:
+    """Where ``error`` was raised in the student's own code: the innermost frame of its
+    traceback that is neither the package's nor a library's, as " (line N of cell:
+    `code`)", or "" when it rose elsewhere."""
+    found = ""
+    tb = error.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if not name.startswith(_GRADER) and not name.startswith(_LIBRARIES):
+            line = linecache.getline(name, tb.tb_lineno).strip()
+            where = "cell" if name.startswith("<") or "ipykernel" in name else Path(name).name
+            found = f" (line {tb.tb_lineno} of your {where}" + (f": `{line}`)" if line else ")")
+        tb = tb.tb_next
+    return found
 
 
 def observe(
@@ -202,8 +231,16 @@ def _judge_case(check: Check, case: Case, seen: Any) -> str | None:
         return f"returned something the grader could not read ({type(error).__name__})"
 
 
-def judge(ex: Exercise, cases: list[list[Case]], observed: Any) -> ExerciseResult:
-    """Score ``observed`` (plain data from :func:`observe`) against the oracles."""
+def judge(
+    ex: Exercise, cases: list[list[Case]], observed: Any, all_or_nothing: bool = False
+) -> ExerciseResult:
+    """Score ``observed`` (plain data from :func:`observe`) against the oracles.
+
+    A raise is reported once, with the student's line, on the first check it stopped;
+    the checks after it that met the same raise are listed as not run. It gets its
+    check's hint only when other checks passed (then the raise is that case's mistake,
+    not a typo that stops everything).
+    """
     if isinstance(observed, dict) and "missing" in observed:
         names = ", ".join(map(str, observed["missing"]))
         return _zero(ex, "missing", f"no function named {names} in the notebook")
@@ -213,7 +250,8 @@ def judge(ex: Exercise, cases: list[list[Case]], observed: Any) -> ExerciseResul
     flat = [seen for seen_cases in per_check for seen in (seen_cases or [])]
     if flat and all(isinstance(s, dict) and s.get("not_attempted") for s in flat):
         return _zero(ex, "not attempted", NOT_ATTEMPTED)
-    results = []
+    total = sum(check.weight for check in ex.checks) or 1.0
+    results, raised = [], set()
     for check, check_cases, seen_cases in zip(ex.checks, cases, per_check, strict=True):
         seen_cases = seen_cases if isinstance(seen_cases, list) else []
         reason = None
@@ -221,12 +259,36 @@ def judge(ex: Exercise, cases: list[list[Case]], observed: Any) -> ExerciseResul
             reason = "the submission reported the wrong number of results"
         for case, seen in zip(check_cases, seen_cases, strict=False):
             reason = reason or _judge_case(check, case, seen)
-        results.append(CheckResult(check.name, reason is None, check.hint, reason or ""))
+        share = ex.points * check.weight / total
+        if reason is not None and reason.startswith("raised ") and reason in raised:
+            reported = "your function raised (see above), so this was not checked"
+            results.append(CheckResult(check.name, False, "", reported, False, 0.0, share))
+            continue
+        if reason is not None and reason.startswith("raised "):
+            raised.add(reason)
+            results.append(CheckResult(check.name, False, "", reason, True, 0.0, share))
+            continue
+        passed = reason is None
+        score = share if passed else 0.0
+        results.append(
+            CheckResult(check.name, passed, check.hint, reason or "", True, score, share)
+        )
+    if any(r.passed for r in results):  # it works elsewhere: a raise is this case's mistake
+        results = [
+            replace(r, hint=check.hint) if r.ran and not r.passed and not r.hint else r
+            for r, check in zip(results, ex.checks, strict=True)
+        ]
     passed = all(r.passed for r in results)
+    score = sum(r.score for r in results)
+    # The first check is the exercise's main property. The others (the input left alone,
+    # the number of evaluations, an edge case) earn their share only once it holds, so
+    # a stub that computes nothing earns nothing for what it also does not do.
+    if (all_or_nothing and not passed) or not results[0].passed:
+        score = 0.0
     return ExerciseResult(
         ex.id,
         ex.title,
-        ex.points if passed else 0.0,
+        round(score, 6),
         ex.points,
         "passed" if passed else "failed",
         tuple(results),
