@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -35,10 +36,22 @@ def _release(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from .grading.batch import Limits
+    from .grading.canvas import canvas_csv, feedback_html, read_roster
     from .grading.gradebook import grade_all, progress_bar
 
-    if not (args.csv or args.gradescope):
-        print("grade: give --csv FILE and/or --gradescope FILE to write", file=sys.stderr)
+    if not (args.csv or args.gradescope or args.canvas or args.feedback):
+        print(
+            "grade: give --csv FILE, --gradescope FILE, --canvas FILE or --feedback DIR to write",
+            file=sys.stderr,
+        )
+        return 2
+    if bool(args.canvas) != bool(args.roster):
+        print("grade: --canvas needs --roster (and --roster is for --canvas)", file=sys.stderr)
+        return 2
+    try:
+        roster = read_roster(args.roster) if args.roster else {}
+    except (OSError, ValueError) as error:
+        print(f"grade: {error}", file=sys.stderr)
         return 2
     from .grading.sandbox import SandboxUnavailable
 
@@ -62,6 +75,23 @@ def _grade(args: argparse.Namespace) -> int:
     except SandboxUnavailable as error:
         print(error, file=sys.stderr)
         return 2
+    if args.feedback:
+        folder = Path(args.feedback)
+        folder.mkdir(parents=True, exist_ok=True)
+        for row in rows:
+            (folder / f"{Path(row.submission).stem}.html").write_text(
+                feedback_html(row), encoding="utf-8"
+            )
+    if args.canvas:
+        chapter = args.chapter or "?"
+        text, unknown, absent = canvas_csv(
+            rows, roster, args.assignment or f"micrograd_edu chapter {chapter}"
+        )
+        Path(args.canvas).write_text(text, encoding="utf-8")
+        if unknown:
+            print(f"grade: not in the roster (left out of {args.canvas}): {', '.join(unknown)}")
+        if absent:
+            print(f"grade: no submission, 0 in {args.canvas}: {', '.join(absent)}")
     for row in rows:
         print(f"{row.submission}: {row.score:g}/{row.max_score:g}")
     return 0
@@ -117,6 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory", type=int, help="MB per submission (default: the batch grader's limit)"
     )
     grade.add_argument("--seed", help="fix the secret seed (to reproduce a run)")
+    grade.add_argument(
+        "--roster", help="CSV: submission (file name), Student, ID (+ SIS columns, Section)"
+    )
+    grade.add_argument("--canvas", help="CSV to write in the layout Canvas's gradebook imports")
+    grade.add_argument("--assignment", help="the Canvas column's name (default: the chapter)")
+    grade.add_argument("--feedback", help="folder to write one feedback page per submission in")
     grade.add_argument(
         "--all-or-nothing",
         action="store_true",
