@@ -47,16 +47,28 @@ class Feedback:
     def _repr_html_(self) -> str:
         color = "#1a7f37" if self.passed else "#555"
         rows = "".join(
-            f"<li>{mark} {html.escape(name)}"
-            + (f"<br><small>{html.escape(detail)}</small>" if detail else "")
+            f"<li>{mark} {_html(name)}"
+            + (f"<br><small>{_html(detail)}</small>" if detail else "")
             + "</li>"
             for mark, name, detail in self._lines()
         )
         return (
             f'<div class="micrograd-check"><b style="color:{color}">'
-            f"{html.escape(self._title())}</b>"
+            f"{_html(self._title())}</b>"
             f'<ul style="list-style:none;padding-left:1em;margin:0.2em 0">{rows}</ul></div>'
         )
+
+
+def _html(text: str) -> str:
+    """``text`` escaped, with its `code` spans shown as code (not as backticks).
+
+    >>> _html("use `list(xs)` & go")
+    'use <code>list(xs)</code> &amp; go'
+    """
+    parts = html.escape(text).split("`")
+    if len(parts) % 2 == 0:  # an odd backtick: show the text as it is
+        return html.escape(text)
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
 def _lines(r: ExerciseResult) -> list[tuple[str, str, str]]:
