@@ -27,7 +27,9 @@ moving the subpackage (PyTorch's way out: its module became ``torch._tensor``)
 would change every import of it.
 """
 
-from . import inplace, methods  # noqa: F401  (they attach the operations to Tensor)
+from . import inplace, methods, reduce_methods, shape_methods  # noqa: F401  (they attach
+
+# the operations to Tensor)
 from .core import Tensor, TracingWarning, apply
 from .creation import (
     arange,

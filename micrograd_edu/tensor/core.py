@@ -33,10 +33,9 @@ from .. import autograd
 from ..autograd import BackwardFunction
 from ..modes import STATE
 from ..ops import Op
+from .arrays import as_array
 
-__all__ = ["Tensor", "apply", "as_dtype", "bump_version", "TracingWarning"]
-
-_FLOATS = (np.float32, np.float64)
+__all__ = ["Tensor", "apply", "bump_version", "method", "TracingWarning"]
 
 
 class TracingWarning(UserWarning):
@@ -397,57 +396,6 @@ class _HookHandle:
         self._hooks.pop(self.key, None)
 
 
-# --------------------------------------------------------------------------
-# Making arrays and tensors
-# --------------------------------------------------------------------------
-
-
-def as_dtype(dtype: Any) -> np.dtype:
-    """A numpy dtype from what a user may pass (``float``, ``"float32"``, ``np.int64``)."""
-    try:
-        return np.dtype(dtype)
-    except TypeError:
-        hint = "try float, 'float32', np.int64"
-        raise TypeError(f"dtype: {dtype!r} is not a dtype ({hint})") from None
-
-
-def as_array(data: Any, dtype: Any, infer: bool, op: str) -> np.ndarray:
-    """The array a new tensor holds (a copy): float64 from numbers and lists unless
-    ``infer`` (then ints stay int64 and bools bool, as ``torch.tensor`` does); a numpy
-    array keeps its dtype, other floats becoming float64."""
-    if isinstance(data, Tensor):
-        data = data._data
-    if data is None:
-        raise TypeError(f"{op}: could not make a tensor from None; give numbers or an array")
-    try:
-        if dtype is not None:
-            array = np.array(data, dtype=as_dtype(dtype))
-        elif isinstance(data, np.ndarray | np.generic):
-            array = np.array(data)  # a copy, keeping the dtype (ints, bools, float32)
-            if array.dtype.kind == "f" and array.dtype not in _FLOATS:
-                array = array.astype(np.float64)
-        elif infer:
-            array = np.array(data)
-            kind = array.dtype.kind
-            if kind in "iu":
-                array = array.astype(np.int64)
-            elif kind in "fO" and array.dtype != object:
-                array = array.astype(np.float64)
-        else:
-            array = np.array(data, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise TypeError(
-            f"{op}: could not make a tensor from {type(data).__name__} ({error}); give "
-            "numbers, (nested) lists of numbers of one shape, or a numpy array"
-        ) from None
-    if array.dtype.kind not in "fiub":
-        raise TypeError(
-            f"{op}: could not make a tensor from {type(data).__name__} entries "
-            f"(dtype {array.dtype}); give numbers, e.g. [v.data for v in values] for Values"
-        )
-    return array
-
-
 _new = object.__new__
 
 # Recorded tensors are numbered in creation order: a tensor always comes after
@@ -478,6 +426,12 @@ def _init(
         t._requires_grad = True
         t.op = fn.name
         t._order = next(_creation)
+
+
+def method(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Attach ``f`` to :class:`Tensor` under its name (how the operations join the class)."""
+    setattr(Tensor, f.__name__, f)
+    return f
 
 
 def bump_version(*tensors: Any) -> None:

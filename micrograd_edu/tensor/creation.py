@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from .. import init
+from .arrays import as_array, as_dtype
 from .axes import size_args
-from .core import Tensor, _init, _new, as_array, as_dtype
+from .core import Tensor, _init, _new
 
 __all__ = [
     "tensor",

@@ -1,5 +1,7 @@
 """The operations of a ``Tensor``, attached to the class: arithmetic from the rule
-table, shapes, indexing, reductions, linear algebra, softmax and comparisons.
+table, choosing entries (``clamp``, ``where``, ``maximum``), linear algebra, softmax,
+conversions and comparisons; shapes are in :mod:`.shape_methods`, reductions in
+:mod:`.reduce_methods`.
 
 Each one is a call of :func:`~micrograd_edu.tensor.core.apply` with an
 :class:`~micrograd_edu.ops.Op`, so its gradient comes with it, with PyTorch's names
@@ -16,26 +18,24 @@ max(values=tensor([1., 4.], grad_fn=<SelectBackward>), indices=tensor([0, 1]))
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from .. import array_ops as A
 from .. import piecewise_ops as P
-from .. import reduce_ops as R
 from .. import shape_ops as S
 from ..functions import attach_rules
-from ..ops import ELEMENTWISE, Op, ShapeError
+from ..ops import ELEMENTWISE, Op
 from ..rules import Rule
-from .axes import axes_of, axis_of, reduction_args, size_args
-from .core import Tensor, _data, _leaf, apply, as_dtype
+from .arrays import as_dtype
+from .axes import axis_of
+from .core import Tensor, _data, _leaf, apply, method
 
-__all__ = ["MinMax", "Max", "Min"]
+__all__: list[str] = []
 
 
-def _method(f: Callable[..., Any]) -> Callable[..., Any]:
-    setattr(Tensor, f.__name__, f)
-    return f
+_method = method
 
 
 # ------------------------------------------------------ arithmetic, from the rules
@@ -70,329 +70,6 @@ for _name, _operator in [
 def square(self: Tensor) -> Tensor:
     """x * x, elementwise."""
     return self * self
-
-
-# ------------------------------------------------------------ shapes and views
-
-
-@_method
-def reshape(self: Tensor, *shape: Any) -> Tensor:
-    """The same entries in a new shape (one axis may be -1)."""
-    return apply(S.RESHAPE, self, static=(size_args(shape, "reshape"),))
-
-
-Tensor.view = reshape  # no strides here: a view is a reshape
-
-
-@_method
-def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    """Axes ``start_dim`` to ``end_dim`` merged into one."""
-    if self.ndim == 0:
-        return self.reshape(1)
-    start, end = axis_of(start_dim, self.shape, "flatten"), axis_of(end_dim, self.shape, "flatten")
-    shape = self.shape[:start] + (-1,) + self.shape[end + 1 :]
-    return self.reshape(shape) if start <= end else self
-
-
-@_method
-def squeeze(self: Tensor, dim: Any = None) -> Tensor:
-    """Drop axes of length 1 (all of them, or those of ``dim`` that have length 1)."""
-    axes = range(self.ndim) if dim is None else (axes_of(dim, self.shape, "squeeze") or ())
-    drop = {a for a in axes if self.shape[a] == 1}
-    return self.reshape(tuple(n for a, n in enumerate(self.shape) if a not in drop))
-
-
-@_method
-def unsqueeze(self: Tensor, dim: int) -> Tensor:
-    """A new axis of length 1 at position ``dim`` (of the result)."""
-    at = axis_of(dim, self.ndim + 1, "unsqueeze")
-    return self.reshape(self.shape[:at] + (1,) + self.shape[at:])
-
-
-@_method
-def expand(self: Tensor, *sizes: Any) -> Tensor:
-    """Broadcast to ``sizes`` (-1 keeps an axis); the gradient sums the copies."""
-    sizes = size_args(sizes, "expand")
-    lead = len(sizes) - self.ndim
-    if lead < 0:
-        raise ShapeError(f"expand: cannot expand shape {self.shape} to fewer axes {sizes}")
-    shape = tuple(self.shape[i - lead] if n == -1 and i >= lead else n for i, n in enumerate(sizes))
-    return apply(S.BROADCAST_TO, self, static=(shape,))
-
-
-Tensor.broadcast_to = expand
-
-
-@_method
-def repeat(self: Tensor, *repeats: Any) -> Tensor:
-    """Tile the tensor ``repeats[k]`` times along axis k (``torch.Tensor.repeat``)."""
-    repeats = size_args(repeats, "repeat")
-    if len(repeats) < self.ndim:
-        raise ShapeError(
-            f"repeat: give a count for each of the {self.ndim} axes of shape {self.shape}, "
-            f"got {repeats}"
-        )
-    return apply(S.REPEAT, self, static=(repeats,))
-
-
-@_method
-def transpose(self: Tensor, *axes: int) -> Tensor:
-    """Swap two axes (``x.transpose(0, 1)``, as ``torch.transpose``), or with no
-    argument reverse them all (like ``.T``)."""
-    if not axes:
-        return apply(S.TRANSPOSE, self, static=(None,))
-    if len(axes) != 2:
-        raise ShapeError(
-            f"transpose: give two axes to swap (or none to reverse them all), got {axes} "
-            f"for shape {self.shape}; use permute for a full reordering"
-        )
-    i, j = (axis_of(a, self.shape, "transpose") for a in axes)
-    order = list(range(self.ndim))
-    order[i], order[j] = order[j], order[i]
-    return apply(S.TRANSPOSE, self, static=(tuple(order),))
-
-
-Tensor.swapaxes = transpose
-Tensor.T = property(lambda self: self.transpose(), doc="The transpose (axes reversed).")
-Tensor.mT = property(lambda self: self.transpose(-2, -1), doc="The last two axes swapped.")
-
-
-@_method
-def permute(self: Tensor, *axes: Any) -> Tensor:
-    """Reorder all the axes: ``x.permute(2, 0, 1)`` puts axis 2 first."""
-    order = tuple(axis_of(a, self.shape, "permute") for a in size_args(axes, "permute"))
-    if sorted(order) != list(range(self.ndim)):
-        raise ShapeError(
-            f"permute: {axes} is not an order of all {self.ndim} axes of shape {self.shape}"
-        )
-    return apply(S.TRANSPOSE, self, static=(order,))
-
-
-@_method
-def flip(self: Tensor, *dims: Any) -> Tensor:
-    """Reverse the order of the entries along ``dims``."""
-    axes = axes_of(size_args(dims, "flip"), self.shape, "flip")
-    return apply(S.FLIP, self, static=(axes,))
-
-
-@_method
-def split(self: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    """Pieces along ``dim``: of ``split_size`` each (the last may be shorter), or of the
-    listed lengths."""
-    axis = axis_of(dim, self.shape, "split")
-    n = self.shape[axis]
-    if isinstance(split_size_or_sections, int | np.integer):
-        size = int(split_size_or_sections)
-        if size < 1:
-            raise ValueError(f"split: split_size must be positive, got {size}")
-        lengths = [min(size, n - k) for k in range(0, n, size)]
-    else:
-        lengths = [int(k) for k in split_size_or_sections]
-        if np.sum(lengths) != n:  # (this module defines its own sum)
-            raise ShapeError(f"split: lengths {lengths} do not add up to axis {dim}'s {n}")
-    pieces, start = [], 0
-    for length in lengths:
-        pieces.append(self[(slice(None),) * axis + (slice(start, start + length),)])
-        start += length
-    return tuple(pieces)
-
-
-@_method
-def chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """At most ``chunks`` pieces of equal length along ``dim`` (the last may be shorter)."""
-    n = self.shape[axis_of(dim, self.shape, "chunk")]
-    return self.split(max(-(-n // int(chunks)), 1), dim)
-
-
-@_method
-def __getitem__(self: Tensor, index: Any) -> Tensor:
-    return apply(S.GETITEM, self, static=(S.flat_index(index),))
-
-
-@_method
-def _scatter(self: Tensor, shape: tuple, index: Any) -> Tensor:
-    return apply(S.SCATTER, self, static=(shape, index))
-
-
-# ------------------------------------------------------------------ reductions
-
-
-def _reduce(op: Op, t: Tensor, axis: Any, keepdims: bool, torch_names: dict) -> Tensor:
-    axis, keepdims = reduction_args(op.name, axis, keepdims, torch_names)
-    axes = axes_of(axis, t.shape, op.name)
-    return apply(op, t, static=(axes, keepdims and t.ndim > 0))
-
-
-def _reduction(op: Op, doc: str) -> Any:
-    def method(
-        self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any
-    ) -> Tensor:
-        return _reduce(op, self, axis, keepdims, torch_names)
-
-    method.__name__, method.__doc__ = op.name, doc
-    return _method(method)
-
-
-sum = _reduction(
-    R.SUM, "Sum over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."
-)
-mean = _reduction(
-    R.MEAN, "Mean over ``axis`` (an int, a tuple, or all); an empty mean is nan, as in PyTorch."
-)
-amax = _reduction(R.AMAX, "Largest entry over ``axis``; tied entries share the gradient equally.")
-amin = _reduction(R.AMIN, "Smallest entry over ``axis``; tied entries share the gradient equally.")
-
-
-class MinMax(NamedTuple):
-    """What ``max(dim=...)`` and ``min(dim=...)`` return, as in PyTorch."""
-
-    values: Tensor
-    indices: Tensor
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__.lower()}(values={self.values!r}, indices={self.indices!r})"
-
-
-class Max(MinMax):
-    __slots__ = ()
-
-
-class Min(MinMax):
-    __slots__ = ()
-
-
-def _extreme(kind: type[MinMax], whole: Op, arg: Callable[..., Any]) -> Callable[..., Any]:
-    name = kind.__name__.lower()
-
-    def extreme(self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        if "dim" not in torch_names:
-            return _reduce(whole, self, axis, keepdims, torch_names)
-        axis, keepdims = reduction_args(name, axis, keepdims, torch_names)
-        at = axis_of(axis, self.ndim, name)
-        if self.ndim == 0:
-            return kind(self.clone(), _leaf(np.array(0)))
-        index = arg(self._data, axis=at, keepdims=True)
-        values = apply(R.SELECT, self, static=(at, bool(keepdims), index))
-        return kind(values, _leaf(index if keepdims else index.squeeze(at)))
-
-    extreme.__name__ = name
-    extreme.__doc__ = (
-        f"With ``axis`` (numpy's way) or none: the {name}imum as a tensor, ties sharing the "
-        "gradient. With ``dim`` (PyTorch's way): ``(values, indices)``, the whole gradient "
-        "going to the chosen entry."
-    )
-    return extreme
-
-
-Tensor.max = _extreme(Max, R.AMAX, np.argmax)
-Tensor.min = _extreme(Min, R.AMIN, np.argmin)
-
-
-def _arg(name: str, find: Callable[..., Any]) -> Callable[..., Any]:
-    def arg(self: Tensor, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        axis, keepdims = reduction_args(name, axis, keepdims, torch_names)
-        if axis is None:
-            index = find(self._data.reshape(-1))
-            return _leaf(np.array(index).reshape((1,) * self.ndim if keepdims else ()))
-        at = axis_of(axis, self.ndim, name)
-        if self.ndim == 0:
-            return _leaf(np.array(0))
-        return _leaf(find(self._data, axis=at, keepdims=bool(keepdims)))
-
-    arg.__name__ = name
-    arg.__doc__ = f"Index of the {name[3:]}imum entry (over all, or along ``dim``; no gradient)."
-    return arg
-
-
-Tensor.argmax = _arg("argmax", np.argmax)
-Tensor.argmin = _arg("argmin", np.argmin)
-
-
-@_method
-def prod(self: Tensor, dim: Any = None, keepdim: bool = False, **numpy_names: Any) -> Tensor:
-    """The product of the entries (over all, or along one ``dim``)."""
-    axis, keepdim = reduction_args("prod", numpy_names.pop("axis", dim), keepdim, numpy_names)
-    if axis is None:
-        return apply(R.PROD, self, static=(None,))
-    at = axis_of(axis, self.shape, "prod")
-    out = apply(R.PROD, self, static=(at if self.ndim else None,))
-    return out.unsqueeze(at) if keepdim and self.ndim else out
-
-
-@_method
-def cumsum(self: Tensor, dim: int, **numpy_names: Any) -> Tensor:
-    """Running sums along ``dim``."""
-    dim = numpy_names.pop("axis", dim)
-    if self.ndim == 0:
-        return self.clone()
-    return apply(R.CUMSUM, self, static=(axis_of(dim, self.shape, "cumsum"),))
-
-
-@_method
-def logsumexp(self: Tensor, dim: Any, keepdim: bool = False, **numpy_names: Any) -> Tensor:
-    """log(sum(exp(x))) along ``dim``, computed without overflow."""
-    return _reduce(R.LOGSUMEXP, self, numpy_names.pop("axis", dim), keepdim, numpy_names)
-
-
-@_method
-def norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """The vector p-norm over ``dim`` (all by default): p = 2, 1 or ``inf``."""
-    if p in (2, "fro"):
-        return _reduce(R.NORM, self, dim, keepdim, {})
-    if p == 1:
-        return self.abs().sum(dim=dim, keepdim=keepdim)
-    if p in (np.inf, float("inf"), "inf"):
-        return self.abs().amax(dim=dim, keepdim=keepdim)
-    raise ValueError(f"norm: p must be 2, 1 or inf, got {p!r}")
-
-
-@_method
-def var(
-    self: Tensor,
-    dim: Any = None,
-    *,
-    correction: int = 1,
-    keepdim: bool = False,
-    unbiased: bool | None = None,
-) -> Tensor:
-    """Variance over ``dim`` with Bessel's ``correction`` (1: divide by n - 1)."""
-    if unbiased is not None:
-        correction = int(unbiased)
-    axes = axes_of(dim, self.shape, "var")
-    n = self.numel() if axes is None else int(np.prod([self.shape[a] for a in axes]))
-    d = self - self.mean(dim=axes, keepdim=True) if axes else self - self.mean()
-    return (d * d).sum(dim=axes, keepdim=keepdim) / max(n - correction, 0)
-
-
-@_method
-def std(
-    self: Tensor,
-    dim: Any = None,
-    *,
-    correction: int = 1,
-    keepdim: bool = False,
-    unbiased: bool | None = None,
-) -> Tensor:
-    """Standard deviation over ``dim`` (the square root of :meth:`var`)."""
-    return self.var(dim, correction=correction, keepdim=keepdim, unbiased=unbiased).sqrt()
-
-
-def _logical(name: str, reduce: Callable[..., Any]) -> Callable[..., Tensor]:
-    def logical(self: Tensor, dim: Any = None, keepdim: bool = False, **numpy_names: Any):
-        numpy_names.pop("out", None)  # numpy's np.any(t) passes out=None
-        axis, keepdim = reduction_args(name, numpy_names.pop("axis", dim), keepdim, numpy_names)
-        return _leaf(reduce(self._data, axis=axes_of(axis, self.ndim, name), keepdims=keepdim))
-
-    logical.__name__ = name
-    logical.__doc__ = (
-        f"Whether {'some' if name == 'any' else 'every'} entry is non-zero (over all, or "
-        "along ``dim``); no gradient."
-    )
-    return logical
-
-
-Tensor.any = _logical("any", np.any)
-Tensor.all = _logical("all", np.all)
 
 
 # ---------------------------------------------------------- choosing entries
