@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["backward", "grad", "BackwardFunction", "store_grad", "scalar_seed"]
 
 _ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
+LAST_BUMP = [0]  # the last version bump_version drew (the tensor package updates it)
 
 # The tensor package registers how to make a leaf tensor from an array (it imports
 # this module, so this module cannot import it).
@@ -191,12 +192,14 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
     # depth-first search (which, for the two nodes of tr(x1 @ x2), cost as much as an
     # operation). A tensor enters the heap when its first gradient arrives, so one that
     # gets none (the targets of cross_entropy) is never visited.
+    bumped = LAST_BUMP[0]  # the last version drawn: nodes recorded after it need no check
+    plain = caught is None
     while pending:
         node = heappop(pending)[1]
         g = grads.pop(node)
         if node._hooks:
             g = _hooked(node, g)
-        if caught is not None:
+        if not plain:
             if id(node) in caught:
                 caught[id(node)] = (node, g)
         elif node._retains_grad:
@@ -213,8 +216,8 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
         fn = node._fn
         xs, needs, static = saved
         order = node._order
-        if node._version > order:
-            _modified(node, node)
+        if bumped > order:  # something changed in place after this node was recorded
+            _check_versions(node, order)
         if create:
             parent_grads = fn.vjp(g, node, node.parents, needs, *static)
         else:
@@ -223,17 +226,18 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
         # Function checks what users' backward returns. So no strict=: any keyword
         # makes zip build a dict, ~100 ns per node on this hot path.
         for parent, pg in zip(node.parents, parent_grads):  # noqa: B905
-            # In-place changes draw their version from the creation counter: a version
-            # above this node's number means the input changed after it was used here.
-            if parent._version > order:
-                _modified(node, parent)
             if pg is None or not parent._requires_grad:
                 continue
             pdata = parent._data
             if pg.shape != pdata.shape or pg.dtype != pdata.dtype:
                 pg = _checked(pg, pdata, fn.name)
             if parent._fn is None:  # a leaf: its gradient is final, store it
-                if caught is None and not parent._hooks:
+                if plain and not parent._hooks:
+                    if parent._grad is None and type(pg) is np.ndarray and pg.base is None:
+                        if id(pg) not in owned:  # store_grad's first case, spelled out
+                            owned.add(id(pg))
+                            parent._grad = pg
+                            continue
                     store_grad(parent, pg, owned)
                 else:
                     _leaf_arrival(parent, pg, caught, owned)
@@ -242,6 +246,14 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
             else:
                 grads[parent] = pg
                 heappush(pending, (-parent._order, parent))
+
+
+def _check_versions(node: Tensor, order: int) -> None:
+    # In-place changes draw their version from the creation counter: a version above
+    # this node's number means the tensor changed after it was used here.
+    for t in (node, *node.parents):
+        if t._version > order:
+            _modified(node, t)
 
 
 def _modified(node: Tensor, changed: Tensor) -> None:

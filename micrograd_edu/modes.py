@@ -52,17 +52,21 @@ class _State:
     is tracing into, or None.
     """
 
-    __slots__ = ("grad", "inference", "enabled", "tape")
+    __slots__ = ("grad", "inference", "enabled", "tape", "ever_inference")
 
     def __init__(self) -> None:
         self.grad = True
         self.inference = False
         self.enabled = True
+        self.ever_inference = False
         self.tape: list | None = None
 
     def set(self, grad: bool, inference: bool) -> None:
         self.grad, self.inference = grad, inference
         self.enabled = grad and not inference
+        # Once inference mode has been entered, recorded operations look for inference
+        # tensors among their inputs; before, there can be none (the hot path skips it).
+        self.ever_inference = self.ever_inference or inference
 
 
 STATE = _State()

@@ -439,7 +439,7 @@ def bump_version(*tensors: Any) -> None:
     ``backward`` can tell a change after a use (version above the user's number) in one
     comparison, with nothing stored at recording time."""
     for t in tensors:
-        t._version = next(_creation)
+        t._version = autograd.LAST_BUMP[0] = next(_creation)
 
 
 def _leaf(array: Any) -> Tensor:
@@ -510,10 +510,11 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
     data = np.asarray(op.forward(*xs, *static))
     out = _new(Tensor)
     if True in needs and STATE.enabled:
-        for t in inputs:
-            if t._inference:
-                _refuse_inference(op, inputs, needs)
-                break
+        if STATE.ever_inference:
+            for t in inputs:
+                if t._inference:
+                    _refuse_inference(op, inputs, needs)
+                    break
         _init(out, data, inputs, op, (xs, needs, static))
     else:
         _init(out, data)
