@@ -171,3 +171,50 @@ def test_state_dict_resumes_training_exactly(name):
         fresh.step()
         losses.append(loss.item())
     np.testing.assert_array_equal(first + losses, straight)
+
+
+@pytest.mark.parametrize("name", ["sgd nesterov", "sgd dampening", "adam decay", "adamw"])
+def test_a_hyperparameter_set_as_an_attribute_is_the_one_step_uses(name):
+    # opt.lr = ... (as a hand-written schedule does) must change the steps exactly as
+    # setting param_groups[0]["lr"] does, for every hyperparameter, never be ignored.
+    net = nn.Sequential(nn.Linear(4, 5, seed=0), nn.Tanh(), nn.Linear(5, 2, seed=1))
+    for key, value in OPTIMISERS[name](optim, list(net.parameters())).defaults.items():
+        new = tuple(0.5 * v for v in value) if isinstance(value, tuple) else value * 0.5
+        if isinstance(value, bool) or value == 0:
+            continue
+        runs = []
+        for how in ("attribute", "group"):
+            twin = nn.Sequential(nn.Linear(4, 5, seed=0), nn.Tanh(), nn.Linear(5, 2, seed=1))
+
+            def make(lib, params, how=how, key=key, new=new):
+                opt = OPTIMISERS[name](lib, params)
+                if how == "attribute":
+                    setattr(opt, key, new)
+                    assert getattr(opt, key) == new
+                else:
+                    opt.param_groups[0][key] = new
+                return opt
+
+            runs.append(_train(T, twin, make, 5)[0])
+        untouched, _ = _train(
+            T,
+            nn.Sequential(nn.Linear(4, 5, seed=0), nn.Tanh(), nn.Linear(5, 2, seed=1)),
+            OPTIMISERS[name],
+            5,
+        )
+        assert runs[0] == runs[1] != untouched, key
+
+
+def test_a_hyperparameter_attribute_is_checked_and_ambiguous_groups_refused():
+    net = nn.Linear(4, 2, seed=0)
+    opt = optim.Adam(net.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="lr must be a positive number"):
+        opt.lr = -1.0
+    assert opt.lr == 0.1
+    groups = OPTIMISERS["groups"](optim, list(net.parameters()))
+    with pytest.raises(AttributeError, match=r"different values \[0.3, 0.05\]"):
+        _ = groups.lr
+    groups.lr = 0.2
+    assert [g["lr"] for g in groups.param_groups] == [0.2, 0.2]
+    with pytest.raises(AttributeError, match="no attribute 'learning_rate'"):
+        _ = groups.learning_rate

@@ -70,6 +70,29 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
+    def __getattr__(self, name: str) -> Any:
+        # ``opt.lr`` reads a hyperparameter of the groups (PyTorch has no such attribute;
+        # without this, ``opt.lr = 1e-4`` would set one that ``step`` never reads).
+        defaults = self.__dict__.get("defaults", {})
+        if name not in defaults:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        values = [group[name] for group in self.param_groups]
+        if any(v != values[0] for v in values[1:]):
+            raise AttributeError(
+                f"{type(self).__name__}.{name}: the parameter groups have different values "
+                f"{values}; read opt.param_groups[i][{name!r}]"
+            )
+        return values[0]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # ``opt.lr = 1e-4`` sets it in every group, where ``step`` reads it.
+        if name in self.__dict__.get("defaults", {}):
+            for group in self.param_groups:
+                self.check({**group, name: value})
+                group[name] = value
+        else:
+            super().__setattr__(name, value)
+
     @property
     def params(self) -> list[Any]:
         """Every parameter of every group, in order."""
