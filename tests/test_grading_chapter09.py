@@ -52,12 +52,13 @@ CORRECT = {
 def test_reference_answers_pass_on_any_seed(seed):
     for ex in chapter("09"):
         if ex.id == "09.train_model":
-            continue  # a few seconds per seed: the test below runs it on three
+            continue  # a second or two per seed: the test below runs it on eight
         result = grade(ex.id, CORRECT, seed)
         assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
 
 
-@pytest.mark.parametrize("seed", ["b"])  # the public seed runs in the solution notebook
+# Eight grader seeds: an optimiser that ignored `opt.lr = 5e-4` failed about one in four.
+@pytest.mark.parametrize("seed", ["b"] + [f"seed{i}" for i in range(7)])
 def test_the_reference_training_reaches_the_targets(seed):
     result = grade("09.train_model", CORRECT, seed)
     assert result.passed, [(c.name, c.reason) for c in result.checks]
