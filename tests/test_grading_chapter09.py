@@ -150,3 +150,54 @@ def test_the_training_exercise_gets_the_reference_minibatches():
     result = judge(ex, cases, observe(ex, namespace, cases))
     assert all("AssertionError" not in c.reason for c in result.checks)
     assert namespace["minibatch_indices"](3, 2, None) == []  # restored afterwards
+
+
+# A lookup table of the held-out targets scored MSE 0 while the child split the data itself
+# (issue 10): it searches every frame above it and every object in memory for them.
+SNOOPER = """
+import gc, sys
+import numpy as np
+
+def train_model(x, y, seed):
+    frames, frame = [], sys._getframe(1)
+    while frame is not None:
+        frames.append(frame.f_locals)
+        frame = frame.f_back
+    found = []
+    for obj in frames + gc.get_objects():
+        values = obj.values() if isinstance(obj, dict) else [obj]
+        for v in values:
+            if not isinstance(v, (list, np.ndarray)) or len(v) != 500:
+                continue
+            try:
+                a = np.asarray(v, dtype=float).reshape(-1)
+            except Exception:
+                continue
+            if a.size == 500:
+                found.append(a)
+    def predict(x_new):
+        x_new = np.asarray(x_new, dtype=float).reshape(-1)
+        for a in found:
+            if not np.allclose(a, x_new):
+                return a  # a length-500 array that is not x_test: the targets?
+        return np.zeros(len(x_new))
+    return predict
+"""
+
+
+def test_the_held_out_targets_never_reach_the_students_side(tmp_path):
+    from micrograd_edu.grading import batch
+    from micrograd_edu.grading.registry import HELD, inputs
+
+    cases = draw_cases(exercise("09.train_model"), "any")
+    assert all(HELD in case for check in cases for case in check)
+    assert not any(HELD in case for check in inputs(cases) for case in check)
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SNOOPER)])
+    path = tmp_path / "snooper.ipynb"
+    nbformat.write(notebook, path)
+    limits = batch.Limits(timeout=60, sandbox=False)  # the split, not the sandbox, keeps them
+    row = batch.grade_submission(path, [exercise("09.train_model")], "any", limits)
+    (result,) = row.results
+    assert result.score == 0 and result.status == "failed", result
+    assert all("held-out MSE" in c.reason for c in result.checks), result.checks

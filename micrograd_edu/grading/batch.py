@@ -30,7 +30,7 @@ from pathlib import Path
 
 from . import sandbox
 from .notebook import NotebookError, code_cells, read_notebook
-from .registry import Exercise, ExerciseResult, broken, draw_cases, judge
+from .registry import Exercise, ExerciseResult, broken, draw_cases, inputs, judge
 from .time_limit import EXERCISE_SECONDS
 
 __all__ = ["Limits", "Row", "grade_submission", "require_posix"]
@@ -180,7 +180,7 @@ def _run(
         "nonce": nonce,
         "cells": cells,
         "skip_cells": sorted(skip),
-        "exercises": [{"id": ex.id, "cases": cases[ex.id]} for ex in pending],
+        "exercises": [{"id": ex.id, "cases": inputs(cases[ex.id])} for ex in pending],
         "memory_mb": limits.memory_mb,
         "file_mb": limits.file_mb,
     }

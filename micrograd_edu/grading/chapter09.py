@@ -15,7 +15,7 @@ import numpy as np
 
 from ..data import piecewise_truth
 from .plain import as_floats, describe
-from .registry import Case, Check, Exercise, register
+from .registry import HELD, Case, Check, Exercise, register
 
 # --- 1. minibatch_indices -----------------------------------------------------
 
@@ -227,41 +227,48 @@ TARGETS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], float, float]] = {
 
 
 def _train_cases(names: tuple[str, ...]):
+    """The training points and the held-out inputs go to the student's code; the held-out
+    targets stay with the judge (under HELD), so no frame of the child ever holds them."""
+
     def cases(rng: random.Random) -> list[Case]:
-        return [{"target": rng.choice(names), "seed": rng.randrange(2**31), "n": 1000, "test": 500}]
+        target = rng.choice(names)
+        data = np.random.default_rng(rng.randrange(2**31))
+        x = data.uniform(-1, 1, size=(1500, 1))
+        y = TARGETS[target][0](x) + data.normal(0, _NOISE, size=x.shape)
+        return [
+            {
+                "target": target,
+                "seed": rng.randrange(1000),
+                "x": x[:1000].tolist(),
+                "y": y[:1000].tolist(),
+                "x_test": x[1000:].tolist(),
+                HELD: y[1000:, 0].tolist(),
+            }
+        ]
 
     return cases
 
 
-def _split(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    f = TARGETS[case["target"]][0]
-    rng = np.random.default_rng(case["seed"])
-    x = rng.uniform(-1, 1, size=(case["n"] + case["test"], 1))
-    y = f(x) + rng.normal(0, _NOISE, size=x.shape)
-    n = case["n"]
-    return x[:n], y[:n], x[n:], y[n:]
-
-
 def _run_train(functions: dict, case: Case) -> dict:
-    x, y, x_test, _ = _split(case)  # the held-out targets stay with the judge
-    predict = functions["train_model"](x.copy(), y.copy(), case["seed"] % 1000)
-    return {"prediction": np.asarray(predict(x_test.copy()), dtype=float).reshape(-1)}
+    x, y, x_test = (np.array(case[key], dtype=float) for key in ("x", "y", "x_test"))
+    predict = functions["train_model"](x, y, case["seed"])
+    return {"prediction": np.asarray(predict(x_test), dtype=float).reshape(-1)}
 
 
 def _judge_train(case: Case, seen: dict) -> str | None:
-    x, _, x_test, y_test = _split(case)
-    got = as_floats(seen.get("prediction"), case["test"])
+    x, x_test, y_test = (np.array(case[key], dtype=float) for key in ("x", "x_test", HELD))
+    got = as_floats(seen.get("prediction"), len(y_test))
     if got is None:
         return (
             f"predict(x_test) returned {describe(seen.get('prediction'))}; expected one "
-            f"number per row of x_test ({case['test']} rows)"
+            f"number per row of x_test ({len(y_test)} rows)"
         )
     _, target, band = TARGETS[case["target"]]
     # Scored where the training data say something: inside the range of the training x
     # (a steep edge a few thousandths beyond the last training point is a guess, not a fit).
     inside = (x_test[:, 0] >= x.min()) & (x_test[:, 0] <= x.max())
     kept = inside & (np.abs(x_test[:, 0]) > band)
-    mse = float(np.mean((np.array(got)[kept] - y_test[kept, 0]) ** 2))
+    mse = float(np.mean((np.array(got)[kept] - y_test[kept]) ** 2))
     if mse <= target:
         return None
     return f"held-out MSE {mse:.3g} on the '{case['target']}' data; the target is {target}"

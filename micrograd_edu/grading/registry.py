@@ -40,12 +40,14 @@ __all__ = [
     "exercise",
     "chapter",
     "draw_cases",
+    "inputs",
     "observe",
     "judge",
     "broken",
 ]
 
 Case = dict[str, Any]
+HELD = "held"  # a case's entry under this key stays with the judge: the child never sees it
 NOT_ATTEMPTED = "not attempted yet (it raises NotImplementedError)"
 
 
@@ -148,6 +150,12 @@ def chapter(number: str) -> list[Exercise]:
     return found
 
 
+def inputs(cases: list[list[Case]]) -> list[list[Case]]:
+    """``cases`` as the student's side may see them: without their held-back entries
+    (held-out targets and the like, which only a judge reads)."""
+    return [[{k: v for k, v in case.items() if k != HELD} for case in cc] for cc in cases]
+
+
 def draw_cases(ex: Exercise, seed: str) -> list[list[Case]]:
     """The cases of each check of ``ex`` for ``seed`` (the same seed gives the same cases)."""
     return [check.cases(random.Random(f"{seed}:{ex.id}:{check.name}")) for check in ex.checks]
@@ -213,7 +221,7 @@ def observe(
         return {
             "checks": [
                 [_run_case(check, functions, case) for case in check_cases]
-                for check, check_cases in zip(ex.checks, cases, strict=True)
+                for check, check_cases in zip(ex.checks, inputs(cases), strict=True)
             ]
         }
 
