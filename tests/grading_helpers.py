@@ -1,6 +1,8 @@
 """How the grading tests grade a function directly, without a notebook or a process:
 draw a check's cases, observe the functions on them, judge the observations."""
 
+import re
+
 from micrograd_edu.grading import exercise
 from micrograd_edu.grading.registry import draw_cases, judge, observe
 
@@ -21,3 +23,13 @@ def explained(result):
     return all(
         c.hint or c.reason.startswith("raised ") or not c.ran for c in result.checks if not c.passed
     )
+
+
+def spoilers(ex, texts):
+    """The (answer, text) pairs where a text shown to the student contains one of the
+    exercise's key answer expressions (spaces and case ignored)."""
+
+    def plain(text):
+        return re.sub(r"\s+", "", text).lower()
+
+    return [(a, t) for t in texts for a in ex.answers if plain(a) in plain(t)]

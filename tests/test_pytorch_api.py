@@ -75,6 +75,12 @@ DIFFERENTIABLE = [
     "T.nn.functional.mse_loss(x, y, reduction='sum')",
     "T.nn.functional.cross_entropy(x, T.tensor([0, 3, 1]))",
     "T.nn.functional.cross_entropy(x * y, T.tensor([2, 2, 0]))",
+    "T.nn.functional.cross_entropy(x, T.tensor([0, 3, 0]), "
+    "weight=T.tensor([0.5, 1, 2, 3.0], dtype=T.float64))",
+    "T.nn.CrossEntropyLoss(weight=T.tensor([2, 1, 1, 0.5], dtype=T.float64), "
+    "reduction='sum')(x, T.tensor([0, 3, 3]))",
+    "T.nn.CrossEntropyLoss(T.tensor([1, 2, 0.1, 1], dtype=T.float64), "
+    "reduction='none')(x, T.tensor([1, 3, 0]))",
     "T.nn.functional.linear(x, y[:2], y[2, :2])",
     "T.nn.functional.leaky_relu(x, 0.2)",
     "T.nn.functional.relu(x - y)",

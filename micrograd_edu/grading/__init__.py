@@ -19,6 +19,7 @@ from . import (  # noqa: F401
     chapter08,
     chapter08_freeze,
     chapter09,
+    chapter10,
 )
 from .feedback import check
 from .registry import EXERCISES, Check, Exercise, chapter, exercise, register

@@ -12,6 +12,7 @@ raise a grade above what the student's functions compute.
 from __future__ import annotations
 
 import builtins
+import importlib.abc
 import json
 import os
 import sys
@@ -48,9 +49,12 @@ def _withhold(names: set[str]) -> None:
     """
     import importlib
 
+    _block_imports({name for name in names if "." not in name})
     originals = []
     for dotted in names:
         module_name, _, attribute = dotted.rpartition(".")
+        if not module_name:
+            continue
         try:
             originals.append((dotted, getattr(importlib.import_module(module_name), attribute)))
         except (ImportError, AttributeError):
@@ -65,6 +69,26 @@ def _withhold(names: set[str]) -> None:
             for dotted, original in originals:
                 if value is original:
                     setattr(module, attribute, _withheld(dotted))
+
+
+def _block_imports(packages: set[str]) -> None:
+    """Make whole libraries that would answer an exercise (scikit-learn's classifiers, a
+    second autograd engine) fail to import, with a message that says why."""
+    if not packages:
+        return
+    for name in list(sys.modules):
+        if name.split(".")[0] in packages:
+            del sys.modules[name]
+
+    class Blocked(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+            if fullname.split(".")[0] in packages:
+                raise ImportError(
+                    f"{fullname.split('.')[0]} is withheld while this chapter is graded: "
+                    "train with micrograd_edu"
+                )
+
+    sys.meta_path.insert(0, Blocked())
 
 
 def _withheld(dotted: str) -> Any:

@@ -32,6 +32,7 @@ from .plain import to_plain
 
 __all__ = [
     "Check",
+    "Mistake",
     "Exercise",
     "CheckResult",
     "ExerciseResult",
@@ -52,8 +53,25 @@ NOT_ATTEMPTED = "not attempted yet (it raises NotImplementedError)"
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer, modelled: ``matches(case, seen)`` says whether the
+    observation is what that mistake produces on the case (the grader computes the
+    mistaken output from the case; it is never shown). ``hint`` points at the idea the
+    mistake misses, never at the answer."""
+
+    matches: Callable[[Case, dict[str, Any]], bool]
+    hint: str
+
+
+@dataclass(frozen=True)
 class Check:
-    """One property of a correct answer, aimed at one mistake students make."""
+    """One property of a correct answer, aimed at the mistakes students make.
+
+    With ``mistakes``, a failure gets the hint of the first mistake whose model
+    matches what the student's function returned, and no hint when none does (the
+    judge's reason then says what it saw against what a correct answer satisfies).
+    Without, a failure gets ``hint``.
+    """
 
     name: str
     hint: str
@@ -61,6 +79,19 @@ class Check:
     run: Callable[[dict[str, Callable[..., Any]], Case], dict[str, Any]]
     judge: Callable[[Case, dict[str, Any]], str | None]
     weight: float = 1.0  # its share of the exercise's points, relative to the others
+    mistakes: tuple[Mistake, ...] = ()
+
+    def hint_for(self, case: Case, seen: Any) -> str:
+        """The hint for a failure on ``case`` that returned ``seen``."""
+        if not self.mistakes:
+            return self.hint
+        for mistake in self.mistakes:
+            try:
+                if isinstance(seen, dict) and mistake.matches(case, seen):
+                    return mistake.hint
+            except Exception:  # a malformed observation matches no model
+                continue
+        return ""
 
 
 @dataclass(frozen=True)
@@ -73,8 +104,12 @@ class Exercise:
     checks: tuple[Check, ...]
     requires: dict[str, Callable[..., Any]] = field(default_factory=dict)
     # Dotted names of library functions that would answer the exercise for the
-    # student; the batch grader makes them raise while it runs the submission.
+    # student; the batch grader makes them raise while it runs the submission. A name
+    # without a dot is a whole library, which then cannot be imported.
     withheld: tuple[str, ...] = ()
+    # The reference solution's key expressions: no statement, hint or message may
+    # contain one (tests/test_grading_spoilers.py).
+    answers: tuple[str, ...] = ()
 
     @property
     def chapter(self) -> str:
@@ -262,11 +297,13 @@ def judge(
     results, raised = [], set()
     for check, check_cases, seen_cases in zip(ex.checks, cases, per_check, strict=True):
         seen_cases = seen_cases if isinstance(seen_cases, list) else []
-        reason = None
+        reason, hint = None, check.hint
         if len(seen_cases) != len(check_cases):
             reason = "the submission reported the wrong number of results"
         for case, seen in zip(check_cases, seen_cases, strict=False):
-            reason = reason or _judge_case(check, case, seen)
+            if reason is None:
+                reason = _judge_case(check, case, seen)
+                hint = check.hint_for(case, seen) if reason else hint
         share = ex.points * check.weight / total
         if reason is not None and reason.startswith("raised ") and reason in raised:
             reported = "your function raised (see above), so this was not checked"
@@ -278,9 +315,7 @@ def judge(
             continue
         passed = reason is None
         score = share if passed else 0.0
-        results.append(
-            CheckResult(check.name, passed, check.hint, reason or "", True, score, share)
-        )
+        results.append(CheckResult(check.name, passed, hint, reason or "", True, score, share))
     if any(r.passed for r in results):  # it works elsewhere: a raise is this case's mistake
         results = [
             replace(r, hint=check.hint) if r.ran and not r.passed and not r.hint else r

@@ -30,11 +30,11 @@ class MSELoss(Module):
 
 class CrossEntropyLoss(Module):
     """Softmax cross-entropy of logits against integer class labels, averaged (or
-    ``reduction="sum"``/``"none"``)."""
+    ``reduction="sum"``/``"none"``); ``weight``: one number per class, as in PyTorch."""
 
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(self, weight: Any = None, reduction: str = "mean") -> None:
         super().__init__()
-        self.reduction = reduction
+        self.weight, self.reduction = weight, reduction
 
     def forward(self, logits: Tensor, targets: Any) -> Tensor:
-        return F.cross_entropy(logits, targets, reduction=self.reduction)
+        return F.cross_entropy(logits, targets, weight=self.weight, reduction=self.reduction)

@@ -117,28 +117,45 @@ def mse_loss(prediction: Tensor, target: Any, reduction: str = "mean") -> Tensor
     raise ValueError(f"mse_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
-def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
+def cross_entropy(
+    logits: Tensor, targets: Any, weight: Any = None, reduction: str = "mean"
+) -> Tensor:
     """Negative log-likelihood of integer class ``targets`` under ``softmax(logits)``
     (``torch.nn.functional.cross_entropy``), computed stably: averaged over the rows,
     summed (``reduction="sum"``) or one per row (``"none"``). The classes are the last
-    axis.
+    axis. With ``weight`` (one number per class) each row's loss is multiplied by the
+    weight of its class, and the mean divides by the sum of those weights, as in PyTorch.
 
     >>> cross_entropy(Tensor([[0.0, 0.0]]), tensor([1]))
     tensor(0.6931)
     >>> cross_entropy(Tensor([[0.0, 0.0], [0.0, 2.0]]), tensor([1, 0]), reduction="none")
     tensor([0.6931, 2.1269])
+    >>> cross_entropy(Tensor([[0.0, 0.0], [0.0, 2.0]]), tensor([1, 0]), weight=[1.0, 3.0])
+    tensor(1.0516)
     """
     if not isinstance(targets, Tensor):
         targets = _leaf(np.asarray(targets))
-    loss = apply(A.CROSS_ENTROPY, logits, targets)  # checks the targets, mean
-    if reduction == "mean":
-        return loss
-    if reduction not in ("sum", "none"):
+    if reduction not in ("mean", "sum", "none"):
         raise ValueError(
             f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
         )
-    classes = logits.shape[-1]
+    if weight is None and reduction == "mean":
+        return apply(A.CROSS_ENTROPY, logits, targets)  # checks the targets, mean
+    classes = logits.shape[-1] if logits.ndim else 0
+    if weight is not None:
+        weight = np.asarray(_data(weight), dtype=float)
+        if weight.shape != (classes,):
+            raise ShapeError(
+                f"cross_entropy: weight has shape {weight.shape}; it must hold one number per "
+                f"class, shape ({classes},), for logits of shape {logits.shape}"
+            )
+    apply(A.CROSS_ENTROPY, logits.detach(), targets)  # the same checks of the targets
     rows = targets._data.reshape(-1)
     picked = logits.log_softmax(-1).reshape(-1, classes)[np.arange(rows.size), rows]
     per_row = -picked.reshape(targets.shape)
+    if weight is not None:
+        row_weight = weight[targets._data]
+        per_row = per_row * row_weight
+        if reduction == "mean":
+            return per_row.sum() / row_weight.sum()
     return per_row.sum() if reduction == "sum" else per_row

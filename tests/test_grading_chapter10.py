@@ -1,0 +1,245 @@
+"""Chapter 10's checks: correct answers pass on any seed; each typical mistake of the
+weighted cross-entropy backward gets the hint of its own model and no other; a wrong answer
+no model explains gets what was seen, and no hint; the classifier is judged on held-out
+labels the student's side never receives, and scikit-learn cannot be imported to answer."""
+
+import numpy as np
+import pytest
+from grading_helpers import grade, spoilers
+
+from micrograd_edu import nn, optim
+from micrograd_edu.grading import exercise
+from micrograd_edu.grading.registry import HELD, draw_cases, inputs
+from micrograd_edu.tensor import Tensor
+
+
+def _softmax(z, axis=1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _parts(logits, labels, weight):
+    z = np.asarray(logits, dtype=float)
+    labels = np.asarray(labels, dtype=int)
+    w = np.asarray(weight, dtype=float)
+    return z, np.eye(z.shape[1])[labels], w[labels][:, None], w
+
+
+def correct(logits, labels, weight):
+    z, onehot, rw, _ = _parts(logits, labels, weight)
+    return rw * (_softmax(z) - onehot) / rw.sum()
+
+
+def times_n(logits, labels, weight):
+    return correct(logits, labels, weight) * len(logits)
+
+
+def unweighted(logits, labels, weight):
+    z, onehot, _, _ = _parts(logits, labels, weight)
+    return (_softmax(z) - onehot) / len(z)
+
+
+def over_rows(logits, labels, weight):
+    z, onehot, rw, _ = _parts(logits, labels, weight)
+    return rw * (_softmax(z) - onehot) / len(z)
+
+
+def by_column(logits, labels, weight):
+    z, onehot, rw, w = _parts(logits, labels, weight)
+    return w * (_softmax(z) - onehot) / rw.sum()
+
+
+def softmax_only(logits, labels, weight):
+    z, _, rw, _ = _parts(logits, labels, weight)
+    return rw * _softmax(z) / rw.sum()
+
+
+def wrong_sign(logits, labels, weight):
+    return -correct(logits, labels, weight)
+
+
+def down_the_batch(logits, labels, weight):
+    z, onehot, rw, _ = _parts(logits, labels, weight)
+    return rw * (_softmax(z, axis=0) - onehot) / rw.sum()
+
+
+def overflows(logits, labels, weight):
+    z, onehot, rw, _ = _parts(logits, labels, weight)
+    with np.errstate(all="ignore"):
+        e = np.exp(z)
+        return rw * (e / e.sum(axis=1, keepdims=True) - onehot) / rw.sum()
+
+
+def in_place(logits, labels, weight):
+    logits -= logits.max(axis=1, keepdims=True)
+    return correct(logits, labels, weight)
+
+
+def slightly_off(logits, labels, weight):
+    return correct(logits, labels, weight) * 1.03
+
+
+HINTS = {  # the mistake -> a phrase of the one hint it must get
+    times_n: "N times the gradient",
+    unweighted: "plain mean",
+    over_rows: "not by the number of rows",
+    by_column: "the same for all C entries",
+    softmax_only: "appears in the loss a second time",
+    wrong_sign: "opposite sign",
+    down_the_batch: "along the row, not down the batch",
+}
+BACKWARD = "10.weighted_cross_entropy_backward"
+
+
+@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(8)])
+def test_the_reference_backward_passes_on_any_seed(seed):
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": correct}, seed)
+    assert result.passed, [(c.name, c.reason) for c in result.checks]
+
+
+@pytest.mark.parametrize("mistake", list(HINTS), ids=[m.__name__ for m in HINTS])
+def test_each_mistake_gets_its_own_hint_and_no_other(mistake):
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": mistake})
+    assert result.score == 0
+    hints = {c.hint for c in result.checks if not c.passed}
+    assert hints and all(HINTS[mistake] in hint for hint in hints), hints
+    others = [phrase for m, phrase in HINTS.items() if m is not mistake]
+    assert not any(phrase in hint for hint in hints for phrase in others)
+    shown = [c.reason for c in result.checks] + [c.hint for c in result.checks]
+    assert not spoilers(exercise(BACKWARD), shown)
+
+
+def test_overflow_fails_only_at_large_logits_with_its_hint():
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": overflows})
+    small, large, _ = result.checks
+    assert small.passed and not large.passed
+    assert "inf or nan" in large.reason and "overflows to inf" in large.hint
+
+
+def test_changing_the_callers_logits_fails_that_check_with_its_hint():
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": in_place})
+    *_, unchanged = result.checks
+    assert not unchanged.passed and "caller's" in unchanged.reason
+    assert "in-place" in unchanged.hint
+    assert result.score == pytest.approx(2.25)  # partial credit for the rest
+
+
+def test_a_mistake_no_model_explains_says_what_was_seen_and_gives_no_hint():
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": slightly_off})
+    first = result.checks[0]
+    assert not first.passed and first.hint == ""
+    assert "right shape" in first.reason and "0.03 of its size" in first.reason
+
+
+def test_a_wrong_shape_is_named():
+    result = grade(
+        BACKWARD, {"weighted_cross_entropy_backward": lambda z, y, w: correct(z, y, w).T}
+    )
+    assert "has shape" in result.checks[0].reason and result.checks[0].hint == ""
+
+
+def test_autograd_records_nothing_while_the_backward_is_graded():
+    def by_autograd(logits, labels, weight):
+        import micrograd_edu as mg
+
+        z = Tensor(logits, requires_grad=True)
+        mg.cross_entropy(z, labels, weight=weight).backward()
+        return z.grad
+
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": by_autograd})
+    assert result.score == 0 and result.checks[0].reason.startswith("raised ")
+
+
+# --- the classifier ----------------------------------------------------------------
+
+
+def train_classifier(X, labels, seed):
+    X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
+    centre, spread = X.mean(axis=0), X.std(axis=0) + 1.0
+    classes = labels.max() + 1
+    model = nn.Sequential(
+        nn.Linear(X.shape[1], 128, seed=seed), nn.ReLU(), nn.Linear(128, classes, seed=seed + 1)
+    )  # fmt: skip
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    schedule = optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+    rng = np.random.default_rng(seed)
+    inputs_ = (X - centre) / spread
+    for _ in range(30):
+        order = rng.permutation(len(X))
+        for start in range(0, len(X), 32):
+            rows = order[start : start + 32]
+            loss = nn.CrossEntropyLoss()(model(Tensor(inputs_[rows])), labels[rows])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        schedule.step()
+    return lambda X_new: model(Tensor((np.asarray(X_new) - centre) / spread)).argmax(dim=1).data
+
+
+def linear_classifier(X, labels, seed):
+    X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
+    centre, spread = X.mean(axis=0), X.std(axis=0) + 1.0
+    model = nn.Linear(X.shape[1], labels.max() + 1, seed=seed)
+    opt = optim.Adam(model.parameters(), lr=0.05)
+    inputs_ = Tensor((X - centre) / spread)
+    for _ in range(300):
+        loss = nn.CrossEntropyLoss()(model(inputs_), labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return lambda X_new: model(Tensor((np.asarray(X_new) - centre) / spread)).argmax(dim=1).data
+
+
+CLASSIFIER = "10.train_classifier"
+
+
+@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
+def test_the_reference_classifier_reaches_both_targets_on_any_seed(seed):
+    result = grade(CLASSIFIER, {"train_classifier": train_classifier}, seed)
+    assert result.passed, [(c.name, c.reason) for c in result.checks]
+
+
+def test_a_straight_line_cannot_pass_the_clusters():
+    result = grade(CLASSIFIER, {"train_classifier": linear_classifier})
+    clusters = result.checks[0]
+    assert not clusters.passed and "held-out accuracy" in clusters.reason
+    assert result.score == 0  # the first check gates the digits
+
+
+def test_one_class_for_everything_gets_its_hint():
+    result = grade(CLASSIFIER, {"train_classifier": lambda X, y, s: lambda Xn: [0] * len(Xn)})
+    assert all("same class" in c.hint for c in result.checks)
+
+
+def test_scores_are_not_labels():
+    result = grade(
+        CLASSIFIER, {"train_classifier": lambda X, y, s: lambda Xn: np.zeros((len(Xn), 3)) + 0.5}
+    )
+    assert "not scores" in result.checks[0].reason or "one class label" in result.checks[0].reason
+
+
+def test_the_held_out_labels_stay_with_the_judge():
+    cases = draw_cases(exercise(CLASSIFIER), "any")
+    assert all(HELD in case for check in cases for case in check)
+    sent = inputs(cases)
+    assert not any(HELD in case for check in sent for case in check)
+    held = [len(case[HELD]["labels"]) for check in cases for case in check]
+    assert held == [len(case["X_test"]) for check in sent for case in check]
+
+
+def test_scikit_learn_cannot_answer_in_the_batch_grader(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    from micrograd_edu.grading import batch
+
+    source = (
+        "def train_classifier(X, labels, seed):\n"
+        "    from sklearn.neighbors import KNeighborsClassifier\n"
+        "    return KNeighborsClassifier(1).fit(X, labels).predict\n"
+    )
+    path = tmp_path / "borrowed.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
+    limits = batch.Limits(timeout=60, sandbox=False)
+    row = batch.grade_submission(path, [exercise(CLASSIFIER)], "any", limits)
+    (result,) = row.results
+    assert result.score == 0
+    assert "sklearn is withheld" in result.checks[0].reason, result.checks[0].reason
