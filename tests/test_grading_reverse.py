@@ -111,7 +111,8 @@ def make_value_class(mul_rule="right", tanh_rule="right"):
                 raise NotImplementedError()
             if not (mul_rule == "no_wrap" and not isinstance(other, MyValue)):
                 other = other if isinstance(other, MyValue) else MyValue(other)
-            out = MyValue(self.data * other.data, (self, other), "mul")
+            parents = (self,) if mul_rule == "self_parent" else (self, other)
+            out = MyValue(self.data * other.data, parents, "mul")
 
             def _backward():
                 if mul_rule == "assign":
@@ -142,7 +143,7 @@ def make_value_class(mul_rule="right", tanh_rule="right"):
                 t = (math.exp(x) - math.exp(-x)) / (math.exp(x) + math.exp(-x))
             else:
                 t = math.tanh(x)
-            out = MyValue(t, (self,), "tanh")
+            out = MyValue(t, () if tanh_rule == "no_parents" else (self,), "tanh")
 
             def _backward():
                 if tanh_rule == "assign":
@@ -253,6 +254,12 @@ def test_a_node_listed_repeatedly_is_named_even_past_the_length_the_grader_reads
         ("04.mul", {"mul_rule": "no_chain"}, {"(a * b) * c: gradients scale by out.grad"}),
         ("04.mul", {"mul_rule": "own_data"}, None),
         ("04.mul", {"mul_rule": "no_wrap"}, {"a * 2.5 and 2.5 * a: plain numbers"}),
+        ("04.mul", {"mul_rule": "self_parent"}, {"c * (a * b): a product as the right operand"}),
+        (
+            "04.tanh",
+            {"tanh_rule": "no_parents"},
+            {"tanh(tanh(a)): backward through two tanh nodes"},
+        ),
         ("04.tanh", {"tanh_rule": "assign"}, {"a.tanh() + a.tanh(): a node used twice"}),
         ("04.tanh", {"tanh_rule": "no_chain"}, {"gradients scale by out.grad"}),
         ("04.tanh", {"tanh_rule": "self_data"}, {"tanh(a): the local derivative 1 - tanh²(a)"}),

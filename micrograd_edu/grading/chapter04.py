@@ -335,6 +335,28 @@ def _nested_product(rng: random.Random) -> Case:
     }
 
 
+def _judge_reached(case: Case, seen: dict) -> str | None:
+    # Only whether backward reaches every input: the values are the other checks' business.
+    grads = as_floats(seen.get("grads"), len(case["leaves"]))
+    if grads is None:
+        return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
+    missed = [name for name, g in zip("abc", grads, strict=False) if g == 0.0]
+    if missed:
+        names = " and ".join(f"{name}.grad" for name in missed)
+        verb = "is" if len(missed) == 1 else "are"
+        return (
+            f"after backward of {case['text']}, {names} {verb} still 0: backward never reached it"
+        )
+    return None
+
+
+def _product_on_the_right(rng: random.Random) -> Case:
+    a, b, c = _number(rng), _number(rng), _number(rng)
+    steps = [["mul", 2, 0], ["mul", 1, 3]] if rng.random() < 0.5 else [["mul", 0, 1], ["mul", 2, 3]]
+    text = "b * (c * a)" if steps[0] == ["mul", 2, 0] else "c * (a * b)"
+    return {"leaves": [a, b, c], "steps": steps, "text": text, "exact": [b * c, a * c, a * b]}
+
+
 MUL = register(
     Exercise(
         "04.mul",
@@ -360,6 +382,14 @@ MUL = register(
                 _cases(_nested_product),
                 _run_expression,
                 _judge_expression,
+            ),
+            Check(
+                "c * (a * b): a product as the right operand",
+                "backward reaches a node only through the parents of the nodes after it: "
+                "which nodes does out list as the ones it was computed from?",
+                _cases(_product_on_the_right, 3),
+                _run_expression,
+                _judge_reached,
             ),
             Check(
                 "a * a: a node used twice",
@@ -389,13 +419,13 @@ MUL = register(
 
 
 def _tanh_case(low: float, high: float, **observe: bool) -> Callable[[random.Random], Case]:
-    """Draw ``a`` in ±[low, high]; ``observe`` adds ``upstream`` and/or ``twice``."""
+    """Draw ``a`` in ±[low, high]; ``observe`` adds ``upstream``, ``twice``, ``chain``."""
 
     def make(rng: random.Random) -> Case:
         case: Case = {"a": _number(rng, low, high)}
         if observe.get("upstream"):
             case["upstream"] = _number(rng, 1.5, 3.0)
-        return {**case, "twice": bool(observe.get("twice"))}
+        return {**case, "twice": bool(observe.get("twice")), "chain": bool(observe.get("chain"))}
 
     return make
 
@@ -419,6 +449,10 @@ def _run_tanh(functions: dict, case: Case) -> dict:
         x = make(a)
         _reference_backward(x.tanh() + x.tanh())
         seen["twice"] = x.grad
+    if case.get("chain"):
+        x = make(a)
+        _reference_backward(x.tanh().tanh())
+        seen["chain"] = x.grad
     return seen
 
 
@@ -474,6 +508,14 @@ def _judge_tanh_twice(case: Case, seen: dict) -> str | None:
     return "a.grad is not the sum of the two tanh nodes' contributions"
 
 
+def _judge_tanh_chain(case: Case, seen: dict) -> str | None:
+    # Only whether backward reaches a: the values are the other checks' business.
+    got, problem = _numbers(seen, "local", "chain")
+    if problem or got[0] == 0.0 or got[1] != 0.0:
+        return problem
+    return "after backward of tanh(tanh(a)), a.grad is still 0: backward never reached a"
+
+
 TANH = register(
     Exercise(
         "04.tanh",
@@ -512,6 +554,14 @@ TANH = register(
                 _cases(_tanh_case(0.05, 3.0, twice=True), 3),
                 _run_tanh,
                 _judge_tanh_twice,
+            ),
+            Check(
+                "tanh(tanh(a)): backward through two tanh nodes",
+                "backward reaches a node only through the parents of the nodes after it: "
+                "which node does out list as the one it was computed from?",
+                _cases(_tanh_case(0.05, 3.0, chain=True), 3),
+                _run_tanh,
+                _judge_tanh_chain,
             ),
             Check(
                 "tanh of a large number (|a| > 720)",
