@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .plain import as_float, close, describe
-from .registry import Case, Check, Exercise, register
+from .registry import Case, Check, Exercise, Mistake, register
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
@@ -107,6 +107,58 @@ def _judge_exact(exact: Callable[[list[float], float, float], float]) -> Callabl
     return judge
 
 
+def _quotient_is(model: Callable[[Callable[[float], float], float, float], float]) -> Callable:
+    """A mistake whose quotient on the case's polynomial p is ``model(p, x, h)``."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        got = as_float(seen.get("value"))
+        want = model(_function(case), case["x"], case["h"])
+        return got is not None and close(got, want, 1e-8, 1e-8)
+
+    return matches
+
+
+_OPPOSITE_SIGN = Mistake(
+    _quotient_is(lambda p, x, h: (p(x - h) - p(x + h)) / (2 * h)),
+    "it has the opposite sign: the difference runs from the point on the left to the one "
+    "on the right, or the other way?",
+)
+FORWARD_MISTAKES = (
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + h) - p(x - h)) / (2 * h)),
+        "that is the quotient over both sides of x; this one steps forward from x only",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x) - p(x - h)) / h),
+        "that quotient steps backward from x; this one steps forward",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + h) - p(x)) / (2 * h)),
+        "it is half the quotient: how far apart are the two points you evaluate?",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: p(x + h) - p(x) / h),
+        "only the second value is divided: without parentheses, / binds before -",
+    ),
+)
+CENTRAL_MISTAKES = (
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + h) - p(x - h)) / h),
+        "it is twice the quotient: how far apart are the two points you evaluate?",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + h) - p(x - h)) / 2 * h),
+        "it is h² times the quotient: without parentheses, a / 2 * h divides by 2 and then "
+        "multiplies by h",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + h) - p(x)) / h),
+        "that is a one-sided quotient; this one uses a point on each side of x",
+    ),
+    _OPPOSITE_SIGN,
+)
+
+
 def _forward_cubic(c: list[float], x: float, h: float) -> float:
     # ((x+h)^k - x^k) / h expanded for k = 1, 2, 3
     return c[1] + c[2] * (2 * x + h) + c[3] * (3 * x * x + 3 * x * h + h * h)
@@ -120,7 +172,35 @@ def _quartic_derivative(c: list[float], x: float, h: float) -> float:
     return c[1] + 2 * c[2] * x + 3 * c[3] * x**2 + 4 * c[4] * x**3
 
 
-def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float, hint: str):
+def _error_ratio(case: Case, seen: dict) -> float | None:
+    """How many times smaller the error got when h was halved (None: not numbers)."""
+    coarse, fine = as_float(seen.get("coarse")), as_float(seen.get("fine"))
+    if coarse is None or fine is None:
+        return None
+    exact = SMOOTH[case["f"]][1](case["x"])
+    before, after = abs(coarse - exact), abs(fine - exact)
+    return before / after if after else math.inf
+
+
+def _ratio_near(ratio: float) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        found = _error_ratio(case, seen)
+        return found is not None and math.isfinite(found) and 0.75 < found / ratio < 1.3
+
+    return matches
+
+
+# What the error's response to halving h says about the quotient that was computed.
+_RATIO_MISTAKES = {
+    1: "the error stays the same when h halves: part of it does not come from the step "
+    "(a constant added, or a step other than the h you were given?)",
+    2: "the error halves with h, as a one-sided quotient's does",
+    4: "the error falls 4x when h halves, as a quotient over both sides of x does",
+    16: "the error falls 16x when h halves, as an extrapolated quotient's does",
+}
+
+
+def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) -> Check:
     """Halving h must divide the error by ``ratio`` (2, 4, 16): the order of the method."""
 
     def cases(rng: random.Random) -> list[Case]:
@@ -135,17 +215,20 @@ def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float, 
         fine, problem2 = number_in(seen, "fine")
         if problem or problem2:
             return problem or problem2
-        exact = SMOOTH[case["f"]][1](case["x"])
-        before, after = abs(coarse - exact), abs(fine - exact)
-        if math.isfinite(before) and 0 < after and 0.75 < before / after / ratio < 1.3:
+        found = _error_ratio(case, seen)
+        if found is not None and math.isfinite(found) and 0.75 < found / ratio < 1.3:
             return None
         return (
             f"halving h (from {case['h']:g}) should divide the error by about {ratio:g} "
-            f"for {case['f']} at x={case['x']:.3g}; yours changed it by a factor "
-            f"{before / after if after else float('inf'):.3g}"
+            f"for {case['f']} at x={case['x']:.3g}; yours changed it by a factor {found:.3g}"
         )
 
-    return Check(f"error shrinks {ratio:g}x when h halves", hint, cases, run, judge)
+    mistakes = tuple(
+        Mistake(_ratio_near(r), hint) for r, hint in _RATIO_MISTAKES.items() if r != ratio
+    )
+    return Check(
+        f"error shrinks {ratio:g}x when h halves", "", cases, run, judge, mistakes=mistakes
+    )
 
 
 FORWARD = register(
@@ -157,19 +240,18 @@ FORWARD = register(
         ("forward_difference",),
         (
             Check(
-                "exact quotient of a cubic",
-                "step forward from x and divide by h: (f(x + h) - f(x)) / h "
-                "(not 2h, and not the central difference)",
+                "the quotient itself, on a cubic (against its closed form)",
+                "",
                 _exact_cases(3, (0.05, 0.5)),
                 _run_quotient("forward_difference"),
                 _judge_exact(_forward_cubic),
+                mistakes=FORWARD_MISTAKES,
             ),
             _order_check(
                 "forward_difference",
                 ("exp", "cosh"),
                 1e-3,
                 2,
-                "a forward difference is first order: its error is about h f''(x) / 2",
             ),
         ),
         withheld=WITHHELD,
@@ -191,19 +273,18 @@ CENTRAL = register(
         ("central_difference",),
         (
             Check(
-                "exact quotient of a cubic",
-                "use both sides of x and divide by 2h: dividing by h doubles the answer",
+                "the quotient itself, on a cubic (against its closed form)",
+                "",
                 _exact_cases(3, (0.05, 0.5)),
                 _run_quotient("central_difference"),
                 _judge_exact(_central_cubic),
+                mistakes=CENTRAL_MISTAKES,
             ),
             _order_check(
                 "central_difference",
                 ("exp", "sinh"),
                 1e-2,
                 4,
-                "a one-sided step leaves an error proportional to h; "
-                "stepping to both sides of x cancels it, leaving h² f'''(x) / 6",
             ),
         ),
         withheld=WITHHELD,
@@ -232,8 +313,6 @@ RICHARDSON = register(
                 ("exp", "sinh"),
                 0.2,
                 16,
-                "with the h² terms cancelled the error is of order h⁴; "
-                "check that the finer difference uses h / 2",
             ),
         ),
         requires={"central_difference": central_quotient},
