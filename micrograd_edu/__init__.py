@@ -15,7 +15,7 @@ as T`` would give the function ``tensor``).
 from . import data, functions, nn, optim
 from .custom_op import Function
 from .doctor import doctor
-from .engine import Value
+from .engine import Value, jacobian_reverse
 from .forward import Dual, jacobian_forward, jvp
 from .freeze import freeze
 from .grading import check
@@ -60,6 +60,7 @@ __all__ = [
     "is_grad_enabled",
     "jacobian",
     "jacobian_forward",
+    "jacobian_reverse",
     "jvp",
     "mse_loss",
     "nn",

@@ -32,15 +32,18 @@ Two choices, both measured against the alternatives:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from itertools import count
 from operator import attrgetter
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from .functions import as_float, attach_rules, evaluate
 from .graph import lecture_order
 from .rules import MATH, Rule
 
-__all__ = ["Value", "AdjointStep", "adjoint_trace"]
+__all__ = ["Value", "AdjointStep", "ReverseJacobian", "adjoint_trace", "jacobian_reverse"]
 
 # Every node gets the next number at creation (see the module docstring).
 _creation = count()
@@ -242,3 +245,47 @@ def adjoint_trace(root: Value) -> list[AdjointStep]:
             parent.grad += d * g
             steps.append(AdjointStep(node, parent, d, d * g, parent.grad))
     return steps
+
+
+class ReverseJacobian(NamedTuple):
+    """The Jacobian (shape ``(n,)`` for a scalar f, ``(m, n)`` otherwise), the number
+    of backward sweeps spent on it (one per output), and the multiply-adds those
+    sweeps made (one per edge of the graph per sweep)."""
+
+    jacobian: np.ndarray
+    passes: int
+    multiply_adds: int
+
+
+def jacobian_reverse(f: Callable[..., Any], xs: Sequence[float]) -> ReverseJacobian:
+    """The Jacobian of ``f`` at ``xs`` by reverse mode: one evaluation records the
+    graph, then sweep i seeds output i's adjoint with 1 and reads off row i (a
+    vector-Jacobian product with the unit vector eᵢ), so m outputs cost m sweeps
+    whatever n is: the mirror image of :func:`~micrograd_edu.forward.jacobian_forward`.
+
+    >>> J, passes, _ = jacobian_reverse(lambda x, y: [x * y, x + y], [2.0, 5.0])
+    >>> J.tolist(), passes
+    ([[5.0, 2.0], [1.0, 1.0]], 2)
+    """
+    if isinstance(xs, int | float) or not isinstance(xs, Sequence | np.ndarray):
+        raise TypeError(
+            f"jacobian_reverse: xs must be a sequence of numbers (one per argument of f), "
+            f"got {type(xs).__name__}; write [x] for a single input"
+        )
+    inputs = [Value(float(x)) for x in xs]
+    out = f(*inputs)
+    many = isinstance(out, list | tuple)
+    # an output that does not depend on the inputs is a constant: its row is zero
+    outputs = [
+        y if isinstance(y, Value) else _const(y, "jacobian_reverse")
+        for y in (out if many else [out])
+    ]
+    rows, multiply_adds = [], 0
+    for y in outputs:
+        for node in inputs + _below(y):  # every sweep starts from zero: leaves accumulate
+            node.grad = 0.0
+        y.backward()
+        multiply_adds += sum(len(node.parents) for node in _below(y))
+        rows.append([x.grad for x in inputs])
+    jacobian = np.array(rows, dtype=float)
+    return ReverseJacobian(jacobian if many else jacobian[0], len(outputs), multiply_adds)
