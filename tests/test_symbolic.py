@@ -473,3 +473,56 @@ def test_latex_is_well_formed_and_never_runs_numbers_together(e):
     _assert_renders(shown)  # balanced braces, \left and \right in pairs, known commands
     assert not re.search(r"\d (\d|\\frac)", shown), shown
     assert "|" not in shown  # it would end a Markdown table's cell
+
+
+def test_with_sharing_the_function_and_its_derivative_stay_linear():
+    # Counted independently of swell_table: distinct objects reachable through .args.
+    def distinct(expr):
+        seen, stack = set(), [expr]
+        while stack:
+            node = stack.pop()
+            if id(node) not in seen:
+                seen.add(id(node))
+                stack.extend(node.args)
+        return len(seen)
+
+    rows = swell_table(10)
+    for r in rows:
+        l_n = logistic_map(r.n, x)
+        assert r.expression_graph == distinct(l_n)
+        assert r.derivative_graph == distinct(diff(l_n, x))
+    # five new nodes per step for l_n, at most ten for its derivative: linear
+    assert [r.expression_graph for r in rows] == [1] + [1 + 5 * (n - 1) for n in range(2, 11)]
+    assert all(
+        b - a <= 10
+        for a, b in zip(
+            [r.derivative_graph for r in rows], [r.derivative_graph for r in rows][1:], strict=False
+        )
+    )
+    # as trees the derivative is only a constant factor (about 9 at n = 10) above l_n
+    assert rows[-1].expression == 3067 and rows[-1].derivative == 26625
+    assert 8 < rows[-1].derivative / rows[-1].expression < 9
+
+
+def test_the_derivative_table_covers_every_rule_and_agrees_with_central_differences():
+    from micrograd_edu.numerical import central_difference
+    from micrograd_edu.rules import RULES
+    from micrograd_edu.symbolic import FUNCTIONS, derivative_table, rule_rows
+
+    rows = rule_rows()
+    names = [r.name for r in rows]
+    assert names[:4] == ["constant", "x", "cx", "power"]
+    assert set(FUNCTIONS) | {"add", "sub", "mul", "div", "pow"} <= set(names)
+    at = {"x": 0.7, "a": 1.3, "b": 0.6, "c": 1.7, "n": 2.5}
+    for row in rows:
+        assert len(row.partials) == len(row.variables)
+        for var, partial in zip(row.variables, row.partials, strict=True):
+            numeric = central_difference(
+                lambda t, e=row.expression, v=var.name: e.evaluate(**{**at, v: t}),
+                at[var.name],
+                1e-6,
+            )
+            assert abs(partial.evaluate(**at) - numeric) < 1e-7, row.name
+    table = derivative_table()
+    assert table.count("\n|") == len(rows) + 3  # a header line and a rule line per table
+    assert "$n \\cdot x^{n - 1}$" in table and all(name in RULES for name in FUNCTIONS)

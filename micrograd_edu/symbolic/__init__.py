@@ -25,7 +25,8 @@ to whole expressions, the rules make trees that grow exponentially: the
 '16*(1 - 10*x + 24*x**2 - 16*x**3)'
 
 The package's modules: ``expr`` (nodes, operators, printing), ``differentiate``
-(``diff``), ``polynomial`` and ``simplification`` (``simplify``), ``swell``.
+(``diff``), ``polynomial`` and ``simplification`` (``simplify``), ``swell``, ``table``
+(the table of derivatives the rules write).
 """
 
 from .differentiate import Step, diff
@@ -33,6 +34,7 @@ from .expr import FUNCTIONS, OPERATORS, SYMBOLIC, Apply, Constant, Expr, Symbol,
 from .polynomial import MAX_DEGREE
 from .simplification import coefficients, factored, simplify
 from .swell import SwellRow, logistic_map, swell_table
+from .table import RuleRow, derivative_table, rule_rows
 
 __all__ = [
     "FUNCTIONS",
@@ -52,4 +54,7 @@ __all__ = [
     "simplify",
     "size",
     "swell_table",
+    "RuleRow",
+    "derivative_table",
+    "rule_rows",
 ]
