@@ -190,3 +190,34 @@ def test_no_solution_line_stands_in_a_lecture(path):
     lecture = _lecture_lines()
     shared = {line: lecture[line] for line in _solution_lines(path) if line in lecture}
     assert not shared, f"solution lines copied from a lecture: {shared}"
+
+
+def _bound_and_read(tree: ast.AST) -> tuple[set[str], set[str]]:
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bound, read
+
+
+@pytest.mark.parametrize("path", LECTURES, ids=_ids)
+def test_the_lesson_needs_nothing_its_self_checks_compute(path):
+    # A self-check cell only asserts: a name it binds (a loop variable, a helper) that a later
+    # lesson cell reads means the lesson is hidden in the self-test, where a student skims.
+    last_bound_by: dict[str, str] = {}
+    for cell in _read(path).cells:
+        if cell.cell_type != "code":
+            continue
+        bound, read = _bound_and_read(_code(cell))
+        check = "self-check" in cell.metadata.get("tags", [])
+        if not check:
+            leaked = {n for n in read - bound if last_bound_by.get(n, "").startswith("check:")}
+            assert not leaked, f"cell {cell.id} reads {sorted(leaked)}, made by a self-check cell"
+        for name in bound:
+            last_bound_by[name] = ("check:" if check else "lesson:") + str(cell.id)
