@@ -76,6 +76,12 @@ def in_place(logits, labels, weight):
 
 
 def slightly_off(logits, labels, weight):
+    grad = correct(logits, labels, weight)
+    grad[0, 0] += 0.03 * np.abs(grad).max()
+    return grad
+
+
+def scaled(logits, labels, weight):
     return correct(logits, labels, weight) * 1.03
 
 
@@ -128,7 +134,13 @@ def test_a_mistake_no_model_explains_says_what_was_seen_and_gives_no_hint():
     result = grade(BACKWARD, {"weighted_cross_entropy_backward": slightly_off})
     first = result.checks[0]
     assert not first.passed and first.hint == ""
-    assert "right shape" in first.reason and "0.03 of its size" in first.reason
+    assert (
+        "right shape" in first.reason
+        and "largest error is 0.03 of its largest entry" in first.reason
+    )
+    result = grade(BACKWARD, {"weighted_cross_entropy_backward": scaled})
+    assert "every entry is 1.03 times the right one" in result.checks[0].reason
+    assert result.checks[0].hint == ""
 
 
 def test_a_wrong_shape_is_named():

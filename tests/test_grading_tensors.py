@@ -71,105 +71,189 @@ BROADCASTING = {
     "leading axes that broadcasting added",
     "length-1 axes anywhere",
 }
+# The phrase of each targeted hint: a mistake gets its own, and no other.
+HINTS = {
+    "grad itself": "that is grad itself",
+    "axes gone": "axes of length 1 are gone",
+    "averaged": "averaged instead of summed",
+    "not stretched": "but not the stretched ones",
+    "first axis": "summed over the first axis",
+    "as they stood": "the factors enter as they stood",
+    "transposed": "laid out transposed",
+    "1-D": "a 1-D vector has no second axis",
+    "x twice": "x appears twice",
+    "not symmetric": "equal only when A equals its transpose",
+    "rows and columns": "rows and columns are swapped",
+    "every row": "every row of Y depends on every row of X",
+    "wrong places": "the right entries in the wrong places",
+    "batch size": "divided by the batch size",
+    "first row": "the first row's share only",
+    "extra axis": "with an extra axis",
+}
 
-MISTAKES = [
-    # forgot to unbroadcast at all
-    ("06.unbroadcast", "unbroadcast", lambda g, s: g, BROADCASTING),
-    # summed the batch axis away without keeping it
-    (
+
+def _lead(g, s):
+    return g.sum(axis=tuple(range(g.ndim - len(s))))
+
+
+def _column_major(x, w):
+    b, h1, h2 = x.shape[0], *w.shape
+    rows = np.arange(b * h2).reshape(b, h2).ravel(order="F")
+    cols = np.arange(b * h1).reshape(b, h1).ravel(order="F")
+    return np.kron(np.eye(b), w.T)[np.ix_(rows, cols)]
+
+
+MISTAKES = [  # (exercise, function, the mistake, the checks it fails, its hint)
+    ("06.unbroadcast", "unbroadcast", lambda g, s: g, BROADCASTING, "grad itself"),
+    (  # summed the batch axis away without keeping it
         "06.unbroadcast",
         "unbroadcast",
         lambda g, s: g.sum(axis=0) if g.shape != tuple(s) else g,
         BROADCASTING,
+        "axes gone",  # (m, n) to (1, n) summed to (n,); elsewhere no model matches
     ),
-    # only handles leading axes
-    (
+    (  # the right axes, the length-1 axes dropped
         "06.unbroadcast",
         "unbroadcast",
-        lambda g, s: g.sum(axis=tuple(range(g.ndim - len(s)))),
+        lambda g, s: (
+            unbroadcast(g, s).reshape([n for n in np.shape(unbroadcast(g, s)) if n != 1])
+            if 1 in s and g.shape != tuple(s)
+            else unbroadcast(g, s)
+        ),
         {"a (1, n) row added to an (m, n) batch", "length-1 axes anywhere"},
+        "axes gone",
     ),
-    # forgot the transposes
-    (
+    (  # mean instead of sum
+        "06.unbroadcast",
+        "unbroadcast",
+        lambda g, s: unbroadcast(g, s) * unbroadcast(np.ones_like(g), s) ** -1,
+        BROADCASTING,
+        "averaged",
+    ),
+    (  # only handles leading axes
+        "06.unbroadcast",
+        "unbroadcast",
+        _lead,
+        {"a (1, n) row added to an (m, n) batch", "length-1 axes anywhere"},
+        "grad itself",  # the first failing case of each check had no leading axes
+    ),
+    (  # always the first axis
+        "06.unbroadcast",
+        "unbroadcast",
+        lambda g, s: (
+            _lead(g, s).sum(axis=0, keepdims=True) if _lead(g, s).shape != tuple(s) else _lead(g, s)
+        ),
+        {"a (1, n) row added to an (m, n) batch", "length-1 axes anywhere"},
+        "first axis",
+    ),
+    (  # forgot the transposes
         "06.matmul_backward",
         "matmul_backward",
         lambda a, b, dc: (dc @ b, a @ dc),
         {"square matrices", "non-square matrices", "1-D vectors"},
+        ("as they stood", "1-D"),  # on vectors its products raise: the vector hint fits
     ),
-    # right for matrices, but .T on 1-D vectors does nothing
-    (
+    (  # transposed results
+        "06.matmul_backward",
+        "matmul_backward",
+        lambda a, b, dc: tuple(np.transpose(g) for g in matmul_backward(a, b, dc)),
+        {"square matrices", "non-square matrices", "1-D vectors"},
+        ("transposed", "1-D"),
+    ),
+    (  # right for matrices, but .T on 1-D vectors does nothing
         "06.matmul_backward",
         "matmul_backward",
         lambda a, b, dc: (dc @ b.T, a.T @ dc),
         {"1-D vectors"},
+        "1-D",
     ),
-    # 2Ax for every A
     (
         "06.quadratic_form_grad",
         "quadratic_form_grad",
         lambda a, x: 2 * a @ x,
         {"non-symmetric A"},
+        "not symmetric",
     ),
-    # Ax: forgot that x appears twice
     (
         "06.quadratic_form_grad",
         "quadratic_form_grad",
         lambda a, x: a @ x,
         {"symmetric A", "non-symmetric A"},
+        "x twice",
     ),
-    # W instead of Wᵀ in the blocks
-    (
+    (  # W instead of Wᵀ in the blocks: the whole matrix transposed
         "07.linear_jacobian",
         "linear_jacobian",
         lambda x, w: np.kron(np.eye(x.shape[0]), w),
         {"matches finite differences on non-square shapes", "a batch of one"},
+        "rows and columns",
     ),
-    # the blocks in the wrong order (column-major thinking)
-    (
+    (  # every block filled
         "07.linear_jacobian",
         "linear_jacobian",
-        lambda x, w: np.kron(w.T, np.eye(x.shape[0])),
+        lambda x, w: np.tile(w.T, (x.shape[0], x.shape[0])),
         {"matches finite differences on non-square shapes"},
+        "every row",
     ),
-    # db not summed over the batch
-    (
+    (  # column-major thinking
+        "07.linear_jacobian",
+        "linear_jacobian",
+        _column_major,
+        {"matches finite differences on non-square shapes"},
+        "wrong places",
+    ),
+    (  # db not summed over the batch
         "07.linear_backward",
         "linear_backward",
         lambda x, w, b, dy: (dy @ w.T, x.T @ dy, dy[0]),
         {"db sums over the batch"},
+        "first row",
     ),
-    # db kept as (1, H2)
-    (
+    (  # db kept as (1, H2)
         "07.linear_backward",
         "linear_backward",
         lambda x, w, b, dy: (dy @ w.T, x.T @ dy, dy.sum(axis=0, keepdims=True)),
         {"db sums over the batch", "a batch of one"},
+        "extra axis",
     ),
-    # dW as dYᵀ X (PyTorch's layout in the lecture's layer)
-    (
+    (  # averaged over the batch
+        "07.linear_backward",
+        "linear_backward",
+        lambda x, w, b, dy: (dy @ w.T, x.T @ dy / len(x), dy.mean(axis=0)),
+        {"dW on non-square shapes", "db sums over the batch"},
+        "batch size",
+    ),
+    (  # dW as dYᵀ X (PyTorch's layout in the lecture's layer)
         "07.linear_backward",
         "linear_backward",
         lambda x, w, b, dy: (dy @ w.T, dy.T @ x, dy.sum(axis=0)),
         {"dW on non-square shapes", "a batch of one"},
+        "transposed",
     ),
-    # the lecture's formulas applied to PyTorch's layout
-    (
+    (  # the lecture's formulas applied to PyTorch's layout
         "07.torch_linear_backward",
         "torch_linear_backward",
         lambda x, a, b, dy: (dy @ a.T, x.T @ dy, dy.sum(axis=0)),
         {"grad_weight in the weight's layout", "grad_x and grad_bias, also for a batch of one"},
+        None,  # its grad_x raises first: reported with the line, no hint
     ),
 ]
 
 
-@pytest.mark.parametrize("exercise_id, name, wrong, failing", MISTAKES)
-def test_each_mistake_fails_the_check_aimed_at_it(exercise_id, name, wrong, failing):
+@pytest.mark.parametrize("exercise_id, name, wrong, failing, hint", MISTAKES)
+def test_each_mistake_fails_its_checks_with_its_own_hint(exercise_id, name, wrong, failing, hint):
     result = grade(exercise_id, {**CORRECT, name: wrong})
     assert failed_checks(result) == failing, [(c.name, c.reason) for c in result.checks]
     # partial credit: the checks it passes count, once the first (the main property) holds
     passed_share = sum(c.max_score for c in result.checks if c.passed)
     expected = passed_share if result.checks[0].passed else 0.0
     assert result.score == pytest.approx(expected) and result.score < result.max_score
+    hints = [c.hint for c in result.checks if not c.passed and c.hint]
+    own = hint if isinstance(hint, tuple) else (hint,)
+    others = [phrase for key, phrase in HINTS.items() if key not in own]
+    assert not any(phrase in h for h in hints for phrase in others), hints
+    if hint is not None:
+        assert hints and any(HINTS[own[0]] in h for h in hints), hints
 
 
 def test_a_wrong_shape_is_named_before_values():
@@ -218,10 +302,3 @@ def test_the_package_own_unbroadcast_and_engine_are_withheld_while_grading(tmp_p
     assert float(row["06.unbroadcast"]) == 0 and float(row["06.matmul_backward"]) == 0
     assert float(row["score"]) == 0
     assert "micrograd_edu.tensor.Tensor is withheld" in results.read_text()
-
-
-def test_the_jacobian_hint_guides_without_giving_the_code():
-    (ex,) = [e for e in chapter("07") if e.id == "07.linear_jacobian"]
-    hints = " ".join(check.hint for check in ex.checks)
-    assert "kron" not in hints and "np." not in hints and "eye" not in hints
-    assert "block-diagonal" in hints and "row is the entry of Y" in hints

@@ -19,7 +19,7 @@ import numpy as np
 from ..numerical import gradient
 from .plain import describe
 
-__all__ = ["random_matrix", "as_array", "compare", "numerical_gradients", "shape_name"]
+__all__ = ["random_matrix", "as_array", "compare", "same", "numerical_gradients", "shape_name"]
 
 
 def random_matrix(rng: random.Random, *shape: int) -> Any:
@@ -71,19 +71,52 @@ def as_array(value: Any, shape: tuple[int, ...], what: str) -> tuple[np.ndarray 
 
 
 def compare(value: Any, want: np.ndarray, what: str, tol: float = 1e-6) -> str | None:
-    """``None`` if ``value`` has ``want``'s shape and values (within ``tol``), else why not.
+    """``None`` if ``value`` has ``want``'s shape and values (within ``tol``), else what
+    was seen against what a correct answer satisfies: the shape, a constant factor, or
+    the size of the error (never the expected values).
 
     >>> compare([1.0, 2.0], np.array([1.0, 2.0]), "dx") is None
     True
+    >>> compare([2.0, 4.0], np.array([1.0, 2.0]), "dx")
+    'dx has the right shape (2,), but every entry is 2 times the right one'
     >>> compare([1.0, 2.5], np.array([1.0, 2.0]), "dx")
-    'dx has the right shape (2,) but wrong values'
+    'dx has the right shape (2,), but its largest error is 0.2 of its largest entry (1e-06 allowed)'
     """
     got, problem = as_array(value, want.shape, what)
     if got is None:
         return problem
     if np.all(np.isfinite(got)) and np.allclose(got, want, rtol=tol, atol=tol):
         return None
-    return f"{what} has the right shape {shape_name(want.shape)} but wrong values"
+    right_shape = f"{what} has the right shape {shape_name(want.shape)}"
+    if not np.all(np.isfinite(got)):
+        return f"{right_shape}, but entries that are inf or nan"
+    factor = _factor(got, want)
+    if factor is not None:
+        return f"{right_shape}, but every entry is {factor:.3g} times the right one"
+    error = float(np.max(np.abs(got - want)) / max(float(np.max(np.abs(want))), 1e-300))
+    return (
+        f"{right_shape}, but its largest error is {error:.1g} of its largest entry "
+        f"({tol:g} allowed)"
+    )
+
+
+def _factor(got: np.ndarray, want: np.ndarray) -> float | None:
+    """The constant c with got = c * want, when there is one (and c is not 1)."""
+    if not np.any(want):
+        return None
+    c = float(np.sum(got * want) / np.sum(want * want))
+    if abs(c - 1) > 1e-6 and np.allclose(got, c * want, rtol=1e-6, atol=1e-9):
+        return c
+    return None
+
+
+def same(value: Any, model: np.ndarray) -> bool:
+    """Whether an observed array is exactly what a mistake's model gives (shape and
+    values): the test behind a targeted hint."""
+    found = _shape(value)
+    if found is None or found != np.shape(model):
+        return False
+    return bool(np.allclose(np.array(value, dtype=float), model, rtol=1e-6, atol=1e-9))
 
 
 def numerical_gradients(f: Callable[..., float], *arrays: np.ndarray) -> list[np.ndarray]:

@@ -13,8 +13,8 @@ import random
 
 import numpy as np
 
-from .arrays import compare, numerical_gradients, random_matrix
-from .registry import Case, Check, Exercise, register
+from .arrays import compare, numerical_gradients, random_matrix, same
+from .registry import Case, Check, Exercise, Mistake, register
 
 # The package's own answers to chapters 06 and 07 (an engine that differentiates for
 # the student, the oracles' differences); the batch grader withholds them.
@@ -68,6 +68,63 @@ def _judge_unbroadcast(case: Case, seen: dict) -> str | None:
     return compare(seen.get("value"), want, f"unbroadcast(grad of shape {grad.shape}, {shape})")
 
 
+def _grad_shape(case: Case) -> tuple[np.ndarray, tuple[int, ...]]:
+    return np.array(case["grad"], dtype=float), tuple(case["shape"])
+
+
+def _axes(case: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The leading axes broadcasting added, and the stretched axes (in shape's numbering)."""
+    grad, shape = _grad_shape(case)
+    lead = grad.ndim - len(shape)
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    return tuple(range(lead)), stretched
+
+
+def _unbroadcast_is(model):
+    return lambda case, seen: same(seen.get("value"), model(*_grad_shape(case), *_axes(case)))
+
+
+_UNBROADCAST_MISTAKES = (
+    Mistake(
+        _unbroadcast_is(lambda g, s, lead, stretched: g),
+        "that is grad itself, with grad's shape: the input was smaller, and broadcasting used "
+        "each of its entries several times. Each use sends back a share",
+    ),
+    Mistake(
+        _unbroadcast_is(
+            lambda g, s, lead, stretched: (
+                g.sum(axis=lead).sum(axis=stretched) if stretched else np.zeros(0)
+            )
+        ),
+        "the right sums, but the axes of length 1 are gone: the result must have exactly "
+        "the input's shape, axes of length 1 included",
+    ),
+    Mistake(
+        _unbroadcast_is(
+            lambda g, s, lead, stretched: (
+                g.sum(axis=lead).mean(axis=stretched, keepdims=True)
+                if stretched
+                else g.mean(axis=lead)
+            )
+        ),
+        "averaged instead of summed: every use of an entry sends back its whole share",
+    ),
+    Mistake(
+        _unbroadcast_is(lambda g, s, lead, stretched: g.sum(axis=lead) if stretched else None),
+        "the added leading axes are summed away, but not the stretched ones: which axes of "
+        "the input have length 1 where grad's do not?",
+    ),
+    Mistake(
+        lambda case, seen: (
+            _axes(case)[1] != (0,)
+            and same(seen.get("value"), _grad_shape(case)[0].sum(axis=0, keepdims=True))
+        ),
+        "summed over the first axis, but here broadcasting stretched others: which axes of "
+        "the input have length 1 where grad's do not?",
+    ),
+)
+
+
 UNBROADCAST = register(
     Exercise(
         "06.unbroadcast",
@@ -79,37 +136,38 @@ UNBROADCAST = register(
         (
             Check(
                 "a (1, n) row added to an (m, n) batch",
-                "you forgot to unbroadcast, or dropped the axis: the (1, n) row was used by "
-                "all m rows, so sum grad over axis 0 and keep it (keepdims=True)",
+                "",
                 _unbroadcast_cases([("mn", "1n"), ("mn", "1n"), ("kmn", "k1n")]),
                 _run_unbroadcast,
                 _judge_unbroadcast,
+                mistakes=_UNBROADCAST_MISTAKES,
             ),
             Check(
                 "leading axes that broadcasting added",
-                "numpy lines shapes up from the right and prepends axes to the shorter one: "
-                "sum those leading axes away (an input of shape () sums everything)",
+                "",
                 _unbroadcast_cases([("mn", "n"), ("kmn", "mn"), ("kmn", "n"), ("mn", "")]),
                 _run_unbroadcast,
                 _judge_unbroadcast,
+                mistakes=_UNBROADCAST_MISTAKES,
             ),
             Check(
                 "length-1 axes anywhere",
-                "sum over every axis where shape has length 1 but grad does not, "
-                "not only over axis 0, and keep those axes with length 1",
+                "",
                 _unbroadcast_cases([("mn", "m1"), ("mn", "11"), ("kmn", "1m1"), ("kmn", "m1")]),
                 _run_unbroadcast,
                 _judge_unbroadcast,
+                mistakes=_UNBROADCAST_MISTAKES,
             ),
             Check(
                 "nothing to undo",
-                "when grad already has the input's shape (even with axes of length 1), "
-                "return it unchanged: nothing was broadcast",
+                "",
                 _unbroadcast_cases([("mn", "mn"), ("1n", "1n"), ("n", "n")]),
                 _run_unbroadcast,
                 _judge_unbroadcast,
+                mistakes=_UNBROADCAST_MISTAKES,
             ),
         ),
+        answers=("keepdims=True)", "sum(axis=tuple(range(", "grad.ndim - len(shape)"),
         withheld=WITHHELD,
     )
 )
@@ -166,6 +224,47 @@ def _judge_matmul(case: Case, seen: dict) -> str | None:
     )
 
 
+def _abc(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return tuple(np.array(case[key], dtype=float) for key in ("A", "B", "dC"))
+
+
+def _pair_is(model):
+    def matches(case: Case, seen: dict) -> bool:
+        want_a, want_b = model(*_abc(case))
+        return same(seen.get("dA"), want_a) or same(seen.get("dB"), want_b)
+
+    return matches
+
+
+def _vector_flattened(case: Case, seen: dict) -> bool:
+    # with a 1-D input, a gradient came back of the wrong size, or the products raised
+    # (matrices pass): .T left the vector as it was
+    a, b, _ = _abc(case)
+    if a.ndim == 2 and b.ndim == 2:
+        return False
+    if "error" in seen:
+        return "ValueError" in str(seen["error"])
+    return any(np.size(seen.get(key)) != x.size for key, x in (("dA", a), ("dB", b)))
+
+
+_MATMUL_MISTAKES = (
+    Mistake(
+        _pair_is(lambda a, b, dc: (dc @ b, a @ dc)),
+        "the factors enter as they stood in A @ B: for dA to have A's shape, and dB B's, "
+        "one of them must turn its rows into columns",
+    ),
+    Mistake(
+        _pair_is(lambda a, b, dc: ((dc @ b.T).T, (a.T @ dc).T)),
+        "the right entries, laid out transposed: each gradient has the shape of its input",
+    ),
+    Mistake(
+        _vector_flattened,
+        "a 1-D vector has no second axis, so .T leaves it as it is: treat a vector on the "
+        "left as a one-row matrix and on the right as a one-column matrix",
+    ),
+)
+
+
 MATMUL = register(
     Exercise(
         "06.matmul_backward",
@@ -177,28 +276,37 @@ MATMUL = register(
         (
             Check(
                 "square matrices",
-                "dA = dC Bᵀ and dB = Aᵀ dC: each input's gradient multiplies dC by the "
-                "other input, transposed, on the side where that input stood",
+                "",
                 _matmul_cases(["square", "square"]),
                 _run_matmul,
                 _judge_matmul,
+                mistakes=_MATMUL_MISTAKES,
             ),
             Check(
                 "non-square matrices",
-                "you forgot a transpose or swapped the order: with A (m, k) and B (k, n), "
-                "dA must be (m, k) = dC (m, n) @ Bᵀ (n, k), and dB (k, n) = Aᵀ @ dC",
+                "",
                 _matmul_cases(["matrix", "matrix", "matrix"]),
                 _run_matmul,
                 _judge_matmul,
+                mistakes=_MATMUL_MISTAKES,
             ),
             Check(
                 "1-D vectors",
-                "a 1-D vector has no transpose (.T does nothing): with A @ b for a vector b, "
-                "dA = np.outer(dC, b) and db = Aᵀ dC; for a dot product dC is a scalar",
+                "",
                 _matmul_cases(["matvec", "vecmat", "dot"]),
                 _run_matmul,
                 _judge_matmul,
+                mistakes=_MATMUL_MISTAKES,
             ),
+        ),
+        answers=(
+            "dC2 @ B2.T",
+            "A2.T @ dC2",
+            "dC @ B.T",
+            "A.T @ dC",
+            "dC Bᵀ",
+            "Aᵀ dC",
+            "np.outer(dC, b)",
         ),
         withheld=WITHHELD,
     )
@@ -238,6 +346,29 @@ def _judge_general(case: Case, seen: dict) -> str | None:
     return compare(seen.get("value"), want, f"the gradient for a {len(x)}x{len(x)} A")
 
 
+def _quadratic_is(model):
+    def matches(case: Case, seen: dict) -> bool:
+        a, x = np.array(case["A"], dtype=float), np.array(case["x"], dtype=float)
+        return same(seen.get("value"), model(a, x))
+
+    return matches
+
+
+_QUADRATIC_MISTAKES = (
+    Mistake(
+        lambda case, seen: (
+            _quadratic_is(lambda a, x: a @ x)(case, seen)
+            or _quadratic_is(lambda a, x: a.T @ x)(case, seen)
+        ),
+        "x appears twice in xᵀAx, once on each side of A: each appearance contributes a term",
+    ),
+    Mistake(
+        _quadratic_is(lambda a, x: 2 * a @ x),
+        "the two terms are equal only when A equals its transpose; this A does not",
+    ),
+)
+
+
 QUADRATIC = register(
     Exercise(
         "06.quadratic_form_grad",
@@ -249,21 +380,22 @@ QUADRATIC = register(
         (
             Check(
                 "symmetric A",
-                "x appears twice in xᵀAx: ∂y/∂x_k = Σ_j A_kj x_j + Σ_i x_i A_ik, "
-                "which is 2Ax when A = Aᵀ; return a 1-D vector like x",
+                "",
                 _quadratic_cases(symmetric=True),
                 _run_quadratic,
                 _judge_symmetric,
+                mistakes=_QUADRATIC_MISTAKES,
             ),
             Check(
                 "non-symmetric A",
-                "2Ax holds only for symmetric A: you forgot the transpose term, "
-                "the gradient is (A + Aᵀ)x",
+                "",
                 _quadratic_cases(symmetric=False),
                 _run_quadratic,
                 _judge_general,
+                mistakes=_QUADRATIC_MISTAKES,
             ),
         ),
+        answers=("(A + A.T) @ x", "(A + Aᵀ)x", "A @ x + A.T @ x", "Ax + Aᵀx"),
         withheld=WITHHELD,
     )
 )

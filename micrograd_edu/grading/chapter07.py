@@ -15,9 +15,9 @@ import random
 import numpy as np
 
 from ..numerical import jacobian
-from .arrays import compare, numerical_gradients, random_matrix
+from .arrays import compare, numerical_gradients, random_matrix, same
 from .chapter06 import WITHHELD
-from .registry import Case, Check, Exercise, register
+from .registry import Case, Check, Exercise, Mistake, register
 
 _NAMES = ("X", "W", "b", "dY")
 
@@ -62,6 +62,41 @@ def _judge_jacobian(case: Case, seen: dict) -> str | None:
     return compare(seen.get("value"), want.jacobian, what)
 
 
+def _jacobian_is(model):
+    def matches(case: Case, seen: dict) -> bool:
+        x, w, _, _ = _arrays(case)
+        return same(seen.get("value"), model(x, w))
+
+    return matches
+
+
+def _column_major(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The Jacobian with Y and X flattened column by column (Fortran order)."""
+    batch, h1, h2 = x.shape[0], *w.shape
+    rows = np.arange(batch * h2).reshape(batch, h2).ravel(order="F")
+    cols = np.arange(batch * h1).reshape(batch, h1).ravel(order="F")
+    return np.kron(np.eye(batch), w.T)[np.ix_(rows, cols)]
+
+
+_JACOBIAN_MISTAKES = (
+    Mistake(
+        _jacobian_is(lambda x, w: np.kron(np.eye(x.shape[0]), w)),
+        "rows and columns are swapped: the matrix has one row per entry of Y and one "
+        "column per entry of X",
+    ),
+    Mistake(
+        _jacobian_is(lambda x, w: np.tile(w.T, (x.shape[0], x.shape[0]))),
+        "in your matrix every row of Y depends on every row of X: does example i's output "
+        "depend on example j's input?",
+    ),
+    Mistake(
+        _jacobian_is(_column_major),
+        "the right entries in the wrong places: rows and columns follow Y.ravel() and "
+        "X.ravel(), row by row",
+    ),
+)
+
+
 JACOBIAN = register(
     Exercise(
         "07.linear_jacobian",
@@ -74,23 +109,22 @@ JACOBIAN = register(
         (
             Check(
                 "matches finite differences on non-square shapes",
-                "∂Y[i, j]/∂X[p, q] is W[q, j] when i = p and 0 otherwise. The row is the "
-                "entry of Y (row i·H2 + j), the column the entry of X (column p·H1 + q), "
-                "so the matrix is B·H2 × B·H1 and block-diagonal: example i's row of Y "
-                "depends only on example i's row of X, through an H2 × H1 block whose "
-                "entry (j, q) is W[q, j] (W transposed), the same block for every example",
+                "",
                 _layer_cases(),
                 _run_jacobian,
                 _judge_jacobian,
+                mistakes=_JACOBIAN_MISTAKES,
             ),
             Check(
                 "a batch of one",
-                "with B = 1 the Jacobian is Wᵀ itself (H2 rows, H1 columns)",
+                "",
                 _layer_cases(batch_one=True, count=2),
                 _run_jacobian,
                 _judge_jacobian,
+                mistakes=_JACOBIAN_MISTAKES,
             ),
         ),
+        answers=("np.kron(np.eye(X.shape[0]), W.T)", "kron(", "eye("),
         withheld=WITHHELD,
     )
 )
@@ -139,6 +173,55 @@ def _judge_backward(parts: tuple[str, ...], torch_layout: bool = False):
     return judge
 
 
+def _part_is(part: str, model, torch_layout: bool = False):
+    """A mistake whose ``part`` (dX, dW or db) is ``model(X, W, dY)`` (W in PyTorch's layout
+    when the exercise uses it)."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        x, w, _, dy = _arrays(case)
+        right = {"dX": dy @ w.T, "dW": (dy.T @ x) if torch_layout else x.T @ dy}
+        right["db"] = dy.sum(axis=0)
+        if same(seen.get(part), right[part]):
+            return False  # where the mistake gives the right answer (B = 1) it is not seen
+        return same(seen.get(part), model(x, w.T if torch_layout else w, dy))
+
+    return matches
+
+
+def _backward_mistakes(torch_layout: bool = False) -> tuple[Mistake, ...]:
+    t = torch_layout
+    weight = "the weight's" if t else "W's"
+    return (
+        Mistake(
+            _part_is("dW", lambda x, w, dy: (x.T @ dy).T if not t else x.T @ dy, t),
+            f"the right entries, laid out transposed: the gradient has {weight} shape",
+        ),
+        Mistake(
+            _part_is("dX", lambda x, w, dy: (dy @ (w.T if not t else w)).T, t),
+            "the right entries, laid out transposed: the gradient of X has X's shape",
+        ),
+        Mistake(
+            lambda case, seen: any(
+                _part_is(p, m, t)(case, seen)
+                for p, m in (
+                    ("dW", lambda x, w, dy: (x.T @ dy if not t else dy.T @ x) / len(x)),
+                    ("db", lambda x, w, dy: dy.mean(axis=0)),
+                )
+            ),
+            "divided by the batch size: L adds up the rows' contributions, so each row's "
+            "counts in full",
+        ),
+        Mistake(
+            _part_is("db", lambda x, w, dy: dy[0], t),
+            "that is the first row's share only: b was added to every row of the batch",
+        ),
+        Mistake(
+            _part_is("db", lambda x, w, dy: dy.sum(axis=0, keepdims=True), t),
+            "the right sums, with an extra axis: the bias's gradient has the bias's shape",
+        ),
+    )
+
+
 BACKWARD = register(
     Exercise(
         "07.linear_backward",
@@ -150,36 +233,38 @@ BACKWARD = register(
         (
             Check(
                 "dX on non-square shapes",
-                "dX = dY Wᵀ: (B, H2) @ (H2, H1) gives X's shape (B, H1); without the "
-                "transpose the shapes do not even fit",
+                "",
                 _layer_cases(),
                 _run_backward("linear_backward"),
                 _judge_backward(("dX",)),
+                mistakes=_backward_mistakes(),
             ),
             Check(
                 "dW on non-square shapes",
-                "dW = Xᵀ dY: ∂L/∂W[j, k] = Σ_i X[i, j] dY[i, k], a sum over the batch, "
-                "of W's shape (H1, H2)",
+                "",
                 _layer_cases(),
                 _run_backward("linear_backward"),
                 _judge_backward(("dW",)),
+                mistakes=_backward_mistakes(),
             ),
             Check(
                 "db sums over the batch",
-                "b was broadcast to every row of XW, so db = dY.sum(axis=0), of b's shape (H2,)",
+                "",
                 _layer_cases(),
                 _run_backward("linear_backward"),
                 _judge_backward(("db",)),
+                mistakes=_backward_mistakes(),
             ),
             Check(
                 "a batch of one",
-                "with B = 1, dY has shape (1, H2): db must still have shape (H2,) "
-                "and dX shape (1, H1); do not squeeze or reshape by hand",
+                "",
                 _layer_cases(batch_one=True),
                 _run_backward("linear_backward"),
                 _judge_backward(("dX", "dW", "db")),
+                mistakes=_backward_mistakes(),
             ),
         ),
+        answers=("dY @ W.T", "X.T @ dY", "dY.sum(axis=0)", "dY Wᵀ", "Xᵀ dY"),
         withheld=WITHHELD,
     )
 )
@@ -197,20 +282,26 @@ TORCH_LAYOUT = register(
         (
             Check(
                 "grad_weight in the weight's layout",
-                "the weight is stored (out_features, in_features), so its gradient is "
-                "grad_outputᵀ x, the transpose of the Xᵀ dY you derived for Y = XW",
+                "",
                 _layer_cases(),
                 _run_backward("torch_linear_backward"),
                 _judge_backward(("dW",), torch_layout=True),
+                mistakes=_backward_mistakes(torch_layout=True),
             ),
             Check(
                 "grad_x and grad_bias, also for a batch of one",
-                "y = x Aᵀ, so grad_x = grad_output @ A (no transpose this time); "
-                "grad_bias sums grad_output over the batch",
+                "",
                 lambda rng: _layer_cases(count=2)(rng) + _layer_cases(True, 1)(rng),
                 _run_backward("torch_linear_backward"),
                 _judge_backward(("dX", "db"), torch_layout=True),
+                mistakes=_backward_mistakes(torch_layout=True),
             ),
+        ),
+        answers=(
+            "grad_output @ weight",
+            "grad_output.T @ x",
+            "grad_outputᵀ x",
+            "grad_output.sum(axis=0)",
         ),
         withheld=WITHHELD,
     )

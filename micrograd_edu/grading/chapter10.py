@@ -82,15 +82,9 @@ def _run_backward(functions: dict, case: Case) -> dict:
 
 def _judge_backward(case: Case, seen: dict) -> str | None:
     want = _gradient(case)
-    what = "the gradient for {} rows of {} logits".format(*want.shape)
-    problem = compare(seen.get("grad"), want, what)
-    if problem is None or not problem.endswith("wrong values"):
-        return problem
-    got = np.array(seen["grad"], dtype=float)
-    if not np.all(np.isfinite(got)):
-        return f"{what} has entries that are inf or nan; every true entry is finite"
-    error = np.abs(got - want).max() / np.abs(want).max()
-    return f"{what} has the right shape, but its largest error is {error:.1g} of its size"
+    return compare(
+        seen.get("grad"), want, "the gradient for {} rows of {} logits".format(*want.shape)
+    )
 
 
 def _judge_unchanged(case: Case, seen: dict) -> str | None:

@@ -311,7 +311,9 @@ def judge(
             continue
         if reason is not None and reason.startswith("raised "):
             raised.add(reason)
-            results.append(CheckResult(check.name, False, "", reason, True, 0.0, share))
+            # a raise gets a hint only from a mistake model that recognises it
+            modelled = hint if check.mistakes else ""
+            results.append(CheckResult(check.name, False, modelled, reason, True, 0.0, share))
             continue
         passed = reason is None
         score = share if passed else 0.0
