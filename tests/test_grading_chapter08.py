@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from grading_helpers import failed_checks, grade
+from grading_helpers import failed_checks, grade, spoilers
 
 from micrograd_edu import nn, optim
-from micrograd_edu.grading import chapter
+from micrograd_edu.grading import chapter, exercise
 from micrograd_edu.grading.chapter08 import _build, _draw_tree, _expected_names
 
 
@@ -103,7 +103,13 @@ def wrong_walks():
             pairs += children_first(child, f"{prefix}{name}.")
         return pairs + [(prefix + n, p) for n, p in module._parameters.items()]
 
-    return [
+    def leading_dot(module, prefix=""):
+        pairs = [(f"{prefix}.{n}", p) for n, p in module._parameters.items()]
+        for name, child in module.named_children():
+            pairs += leading_dot(child, f"{prefix}.{name}" if prefix else name)
+        return pairs
+
+    return [  # the mistake, the checks it fails (at least), a phrase of its one hint
         (
             no_recursion,
             {
@@ -111,20 +117,44 @@ def wrong_walks():
                 "a shared module or parameter is listed once",
                 "frozen parameters are still parameters",
             },
+            "only the top module's own parameters",
         ),
-        (no_dot, {"nested modules get dotted names"}),
-        (duplicates, {"a shared module or parameter is listed once"}),
-        (only_trainable, {"frozen parameters are still parameters"}),
-        (children_first, {"nested modules get dotted names"}),
+        # no_dot also lists a parameter shared by two modules twice: two mistakes, two hints
+        (
+            no_dot,
+            {"nested modules get dotted names"},
+            ("the names run together", "appears more than once"),
+        ),
+        (duplicates, {"a shared module or parameter is listed once"}, "appears more than once"),
+        (
+            only_trainable,
+            {"frozen parameters are still parameters"},
+            "frozen parameters are missing",
+        ),
+        # children_first lists shared parameters twice too
+        (
+            children_first,
+            {"nested modules get dotted names"},
+            ("in another order", "appears more than once"),
+        ),
+        (leading_dot, {"a module's own parameters"}, "starts with a dot"),
     ]
 
 
-@pytest.mark.parametrize("wrong, failing", wrong_walks())
-def test_each_walk_mistake_fails_the_check_aimed_at_it(wrong, failing):
+WALK_PHRASES = [p for _, _, phrase in wrong_walks() for p in np.atleast_1d(phrase)]
+
+
+@pytest.mark.parametrize("wrong, failing, phrase", wrong_walks())
+def test_each_walk_mistake_fails_its_check_with_its_own_hint(wrong, failing, phrase):
     result = grade("08.named_parameters", {"named_parameters": wrong})
     assert failing <= failed_checks(result), failed_checks(result)
-    # a one-module tree is right for all of them: the mistakes show only in deeper trees
-    assert "a module's own parameters" not in failed_checks(result)
+    hints = [c.hint for c in result.checks if not c.passed]
+    own = phrase if isinstance(phrase, tuple) else (phrase,)
+    assert hints and all(any(p in h for p in own) for h in hints), hints
+    assert not any(p in h for h in hints for p in WALK_PHRASES if p not in own)
+    if wrong.__name__ != "leading_dot":
+        # a one-module tree is right for the others: their mistakes show only in deeper trees
+        assert "a module's own parameters" not in failed_checks(result)
 
 
 def test_the_walk_of_the_package_modules_is_withheld_from_the_student():
@@ -137,7 +167,7 @@ def adam_variant(change):
     def step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
         b1, b2 = betas
         m = b1 * m + (1 - b1) * grad
-        v = b2 * v + (1 - b2) * grad**2
+        v = b2 * v + (1 - b2) * (grad if change == "not squared" else grad**2)
         m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
         if change == "no bias correction":
             m_hat, v_hat = m, v
@@ -145,28 +175,64 @@ def adam_variant(change):
             m, v = m_hat, v_hat
         if change == "t off by one":
             m_hat, v_hat = m / (1 - b1 ** (t + 1)), v / (1 - b2 ** (t + 1))
-        root = np.sqrt(v_hat + eps) if change == "eps inside" else np.sqrt(v_hat) + eps
+        root = np.sqrt(v_hat + eps) if change == "eps inside" else np.sqrt(np.abs(v_hat)) + eps
         return param - lr * m_hat / root, m, v
 
     return step
 
 
+ADAM_HINTS = {  # the mistake -> a phrase of the one hint it gets
+    "no bias correction": "far shorter than lr",
+    "returns corrected moments": "the bias-corrected ones",
+    "t off by one": "depends on the step number",
+    "eps inside": "where eps enters",
+    "not squared": "must not lower",
+}
+
+
 @pytest.mark.parametrize(
     "change, failing",
     [
-        ("no bias correction", {"the first step has length lr", "twenty steps in a row"}),
+        (
+            "no bias correction",
+            {
+                "the first step has length lr",
+                "twenty steps in a row",
+                "tiny gradients, as small as eps",
+            },
+        ),
         (
             "returns corrected moments",
             {"the moments are running averages", "twenty steps in a row"},
         ),
-        ("t off by one", {"the first step has length lr", "twenty steps in a row"}),
-        ("eps inside", {"eps is added outside the square root"}),
+        (
+            "t off by one",
+            {
+                "the first step has length lr",
+                "twenty steps in a row",
+                "tiny gradients, as small as eps",
+            },
+        ),
+        (  # off by about eps / sqrt(v) everywhere, beyond the judge's 1e-9
+            "eps inside",
+            {
+                "the first step has length lr",
+                "twenty steps in a row",
+                "tiny gradients, as small as eps",
+            },
+        ),
+        ("not squared", None),
     ],
 )
-def test_each_adam_mistake_fails_the_check_aimed_at_it(change, failing):
+def test_each_adam_mistake_gets_its_own_hint_and_no_other(change, failing):
     result = grade("08.adam_step", {"adam_step": adam_variant(change)})
-    assert failing <= failed_checks(result)
-    assert all(c.hint for c in result.checks if not c.passed)
+    if failing is not None:
+        assert failed_checks(result) == failing
+    hints = [c.hint for c in result.checks if not c.passed]
+    assert hints and all(ADAM_HINTS[change] in h for h in hints), hints
+    others = [p for key, p in ADAM_HINTS.items() if key != change]
+    assert not any(p in h for h in hints for p in others)
+    assert not spoilers(exercise("08.adam_step"), hints + [c.reason for c in result.checks])
 
 
 def test_the_first_adam_step_has_length_lr():
@@ -200,16 +266,33 @@ def test_each_freeze_mistake_fails_the_check_aimed_at_it():
             forward = modules[name].forward
             modules[name].forward = lambda x, f=forward: f(x.detach())
 
-    assert failed_checks(grade("08.freeze", {"freeze": attribute_only})) == {
-        "frozen layers get no gradient",
-        "a name means a whole module ('1' is not '10')",
-    }
-    assert failed_checks(grade("08.freeze", {"freeze": by_prefix})) == {
-        "a name means a whole module ('1' is not '10')"
-    }
-    assert failed_checks(grade("08.freeze", {"freeze": zeroed})) == {
-        "the other layers still get their full gradient"
-    }
-    assert "the other layers still get their full gradient" in failed_checks(
-        grade("08.freeze", {"freeze": detached})
-    )
+    def grads_cleared(model, names):  # .grad = None: backward fills it again
+        modules = dict(model.named_modules())
+        for name in names:
+            for p in modules[name].parameters():
+                p.grad = None
+
+    expected = [  # the mistake, the checks it fails, a phrase of the one hint it gets
+        (
+            attribute_only,
+            {"frozen layers get no gradient", "a name means a whole module ('1' is not '10')"},
+            "got an attribute called requires_grad",
+        ),
+        (by_prefix, {"a name means a whole module ('1' is not '10')"}, "merely start with"),
+        (zeroed, {"the other layers still get their full gradient"}, "changed the parameters"),
+        (
+            grads_cleared,
+            {"frozen layers get no gradient", "a name means a whole module ('1' is not '10')"},
+            "backward fills the .grad",
+        ),
+        (detached, None, "backward fills the .grad"),  # it switched nothing off either
+    ]
+    phrases = [phrase for _, _, phrase in expected]
+    for wrong, failing, phrase in expected:
+        result = grade("08.freeze", {"freeze": wrong})
+        if failing is not None:
+            assert failed_checks(result) == failing, wrong.__name__
+        hints = [c.hint for c in result.checks if not c.passed and c.hint]
+        assert hints and all(phrase in h for h in hints), (wrong.__name__, hints)
+        assert not any(p in h for h in hints for p in phrases if p != phrase)
+        assert not spoilers(exercise("08.freeze"), hints + [c.reason for c in result.checks])

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import nn
 from .plain import as_floats, describe
-from .registry import Case, Check, Exercise, register
+from .registry import Case, Check, Exercise, Mistake, register
 
 # --- 1. named_parameters: the walk of the module tree -------------------------
 
@@ -156,6 +156,60 @@ def _judge_walk(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _got_names(seen: dict) -> list[str]:
+    got = seen.get("names")
+    return got if isinstance(got, list) and all(isinstance(n, str) for n in got) else []
+
+
+def _trainable_names(case: Case) -> list[str]:
+    names, which = _expected_names(case["tree"])
+    _, created = _build(case["tree"])
+    return [n for n, k in zip(names, which, strict=True) if created[k].requires_grad]
+
+
+_WALK_MISTAKES = (
+    Mistake(
+        lambda case, seen: (got := _got_names(seen)) != [] and any(n.startswith(".") for n in got),
+        "a name starts with a dot: at the top module, names have no prefix",
+    ),
+    Mistake(
+        lambda case, seen: (
+            _got_names(seen)
+            == [n.replace(".", "") for n in _expected_names(case["tree"])[0]]
+            != _expected_names(case["tree"])[0]
+        ),
+        "the names run together: a child's name and the names inside it are joined by a dot",
+    ),
+    Mistake(
+        lambda case, seen: (
+            _got_names(seen)
+            == [n for n in _expected_names(case["tree"])[0] if "." not in n]
+            != _expected_names(case["tree"])[0]
+        ),
+        "only the top module's own parameters: the modules below it hold parameters too",
+    ),
+    Mistake(
+        lambda case, seen: (
+            _got_names(seen) == _trainable_names(case) != _expected_names(case["tree"])[0]
+        ),
+        "the frozen parameters are missing: freezing switches learning off, it does not "
+        "remove a parameter from the model",
+    ),
+    Mistake(
+        lambda case, seen: len(set(seen.get("which") or [])) < len(seen.get("which") or []),
+        "a shared module or parameter appears more than once: an optimiser would update it "
+        "twice a step",
+    ),
+    Mistake(
+        lambda case, seen: (
+            sorted(_got_names(seen)) == sorted(_expected_names(case["tree"])[0]) != _got_names(seen)
+        ),
+        "the right names in another order: PyTorch lists a module's own parameters before "
+        "those of its children, and the children in the order they were assigned",
+    ),
+)
+
+
 NAMED_PARAMETERS = register(
     Exercise(
         "08.named_parameters",
@@ -167,35 +221,42 @@ NAMED_PARAMETERS = register(
         (
             Check(
                 "a module's own parameters",
-                "a module's own parameters are in module._parameters (name -> parameter); "
-                "at the top the names have no prefix and no leading dot",
+                "",
                 _tree_cases((0, 0)),
                 _run_walk,
                 _judge_walk,
+                mistakes=_WALK_MISTAKES,
             ),
             Check(
                 "nested modules get dotted names",
-                "recurse into module.named_children() with the prefix grown by the child's "
-                "name and a dot ('layer0.' then 'layer0.weight'); own parameters first",
+                "",
                 _tree_cases((2, 3)),
                 _run_walk,
                 _judge_walk,
+                mistakes=_WALK_MISTAKES,
             ),
             Check(
                 "frozen parameters are still parameters",
-                "list every parameter, whatever its requires_grad: freezing is not removing",
+                "",
                 _tree_cases((1, 2), frozen=True),
                 _run_walk,
                 _judge_walk,
+                mistakes=_WALK_MISTAKES,
             ),
             Check(
                 "a shared module or parameter is listed once",
-                "keep a set of the ids of the modules and parameters already seen, and skip "
-                "them the second time; an optimiser would otherwise update them twice a step",
+                "",
                 _tree_cases((2, 3), shared=True),
                 _run_walk,
                 _judge_walk,
+                mistakes=_WALK_MISTAKES,
             ),
+        ),
+        answers=(
+            "node._parameters.items()",
+            "named_children()",
+            "seen.add(id(",
+            'f"{prefix}{name}."',
         ),
     )
 )
@@ -204,18 +265,69 @@ NAMED_PARAMETERS = register(
 # --- 2. adam_step: one update of Adam ------------------------------------------
 
 
-def _adam_reference(case: Case) -> tuple[list[float], list[float], list[float]]:
-    """Textbook Adam on plain floats, one coordinate at a time."""
+def _adam_reference(case: Case, mistake: str = "") -> tuple[list[float], list[float], list[float]]:
+    """Textbook Adam on plain floats, one coordinate at a time; with ``mistake``, what a
+    typical wrong version computes instead (the models behind the hints)."""
     beta1, beta2 = case["betas"]
     params, ms, vs = list(case["param"]), list(case["m"]), list(case["v"])
     for step, grads in enumerate(case["grads"]):
-        t = case["t"] + step
+        t = case["t"] + (step if mistake != "same t" else 0)
+        t = t + 1 if mistake == "t + 1" else t
         for i, g in enumerate(grads):
             ms[i] = beta1 * ms[i] + (1 - beta1) * g
-            vs[i] = beta2 * vs[i] + (1 - beta2) * g * g
+            vs[i] = beta2 * vs[i] + (1 - beta2) * (g if mistake == "g not squared" else g * g)
             m_hat, v_hat = ms[i] / (1 - beta1**t), vs[i] / (1 - beta2**t)
-            params[i] -= case["lr"] * m_hat / (math.sqrt(v_hat) + case["eps"])
+            if mistake == "no correction":
+                m_hat, v_hat = ms[i], vs[i]
+            if mistake == "eps inside":
+                root = math.sqrt(v_hat + case["eps"])
+            else:
+                root = math.sqrt(abs(v_hat)) + case["eps"]
+            params[i] -= case["lr"] * m_hat / root
+            if mistake == "corrected returned":
+                ms[i], vs[i] = m_hat, v_hat
     return params, ms, vs
+
+
+def _adam_is(mistake: str):
+    def matches(case: Case, seen: dict) -> bool:
+        model = dict(zip(("param", "m", "v"), _adam_reference(case, mistake), strict=True))
+        right = dict(zip(("param", "m", "v"), _adam_reference(case), strict=True))
+        keys = [k for k in model if not np.allclose(model[k], right[k], rtol=1e-9, atol=1e-12)]
+        return bool(keys) and all(
+            (got := as_floats(seen.get(k), len(case["param"]))) is not None
+            and np.allclose(got, model[k], rtol=1e-9, atol=1e-12)
+            for k in keys
+        )
+
+    return matches
+
+
+_ADAM_MISTAKES = (
+    Mistake(
+        _adam_is("no correction"),
+        "your first step is far shorter than lr: m and v start at 0, so after one step they "
+        "are only a small fraction of the gradient's size and square. Adam undoes that pull "
+        "towards 0, more at the first steps than later",
+    ),
+    Mistake(
+        _adam_is("corrected returned"),
+        "the m and v you return are the bias-corrected ones: the next step needs the running "
+        "averages themselves, which the correction only reads",
+    ),
+    Mistake(
+        lambda case, seen: _adam_is("same t")(case, seen) or _adam_is("t + 1")(case, seen),
+        "the correction depends on the step number: step t of a run must use that t",
+    ),
+    Mistake(
+        _adam_is("eps inside"),
+        "with gradients as small as eps, your step differs: look at where eps enters the update",
+    ),
+    Mistake(
+        _adam_is("g not squared"),
+        "v averages the gradient's size, which a negative gradient must not lower",
+    ),
+)
 
 
 def _adam_cases(steps: int, t: int, moments: bool, scale: float, eps: float = 1e-8):
@@ -282,36 +394,44 @@ ADAM = register(
         (
             Check(
                 "the first step has length lr",
-                "at t = 1, m and v start at 0 and are biased towards it: divide m by "
-                "(1 - beta1**t) and v by (1 - beta2**t) before the update",
+                "",
                 _adam_cases(1, 1, moments=False, scale=1.0),
                 _run_adam,
                 _judge_adam(("param",)),
+                mistakes=_ADAM_MISTAKES,
             ),
             Check(
                 "the moments are running averages",
-                "m = beta1*m + (1 - beta1)*g and v = beta2*v + (1 - beta2)*g**2; return "
-                "these, not the bias-corrected m_hat, v_hat (those are only for the update)",
+                "",
                 _adam_cases(1, 5, moments=True, scale=1.0),
                 _run_adam,
                 _judge_adam(("m", "v")),
+                mistakes=_ADAM_MISTAKES,
             ),
             Check(
                 "twenty steps in a row",
-                "use t for the bias correction of step t (1, 2, 3, ...), and pass the new m "
-                "and v to the next step",
+                "",
                 _adam_cases(20, 1, moments=False, scale=0.5),
                 _run_adam,
                 _judge_adam(("param", "m", "v")),
+                mistakes=_ADAM_MISTAKES,
             ),
             Check(
-                "eps is added outside the square root",
-                "the step is lr * m_hat / (sqrt(v_hat) + eps); sqrt(v_hat + eps) differs "
-                "when gradients are tiny",
+                "tiny gradients, as small as eps",
+                "",
                 _adam_cases(1, 1, moments=False, scale=1e-8, eps=1e-8),
                 _run_adam,
                 _judge_adam(("param",)),
+                mistakes=_ADAM_MISTAKES,
             ),
+        ),
+        answers=(
+            "m / (1 - beta1**t)",
+            "v / (1 - beta2**t)",
+            "np.sqrt(v_hat) + eps",
+            "sqrt(v_hat) + eps",
+            "beta1 * m + (1 - beta1) * grad",
+            "(1 - beta2) * grad**2",
         ),
         withheld=("micrograd_edu.optim.Adam",),
     )

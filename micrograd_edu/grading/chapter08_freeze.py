@@ -13,7 +13,7 @@ import numpy as np
 from .. import nn
 from ..tensor import Tensor
 from .plain import as_floats
-from .registry import Case, Check, Exercise, register
+from .registry import Case, Check, Exercise, Mistake, register
 
 
 class _Pair(nn.Module):
@@ -76,14 +76,24 @@ def _layer_names(case: Case) -> list[str]:
 
 def _run_freeze(functions: dict, case: Case) -> dict:
     model = _model(case)
+    before = [p.data.copy() for p in model.parameters()]
     functions["freeze"](model, list(case["freeze"]))
+    kept = all(np.array_equal(p.data, b) for p, b in zip(model.parameters(), before, strict=False))
+    requires = [p.requires_grad for p in model.parameters()]
+    attribute = [name for name, m in model.named_modules() if "requires_grad" in vars(m)]
     out = model(Tensor(case["x"]))
     (out * out).sum().backward()
     names, grads = [], []
     for name, p in model.named_parameters():
         names.append(name)
         grads.append(None if p.grad is None else np.asarray(p.grad, dtype=float).reshape(-1))
-    return {"names": names, "grads": grads}
+    return {
+        "names": names,
+        "grads": grads,
+        "requires": requires,
+        "attribute": attribute,
+        "values_kept": kept,
+    }
 
 
 def _numpy_gradients(case: Case) -> list[np.ndarray]:
@@ -135,6 +145,67 @@ def _judge_freeze(part: str):
     return judge
 
 
+def _frozen_names(case: Case, prefix: bool = False) -> set[str]:
+    """The parameters freezing ``case["freeze"]`` stops: by whole names, or (the mistake)
+    by every module whose name merely starts with one of them."""
+    return {
+        f"{layer}.{p}"
+        for layer in _layer_names(case)
+        for p in ("weight", "bias")
+        for n in case["freeze"]
+        if layer == n or layer.startswith(n + ".") or (prefix and layer.startswith(n))
+    }
+
+
+def _nothing_switched(case: Case, seen: dict) -> bool:
+    return all(seen.get("requires") or [False]) and not seen.get("attribute")
+
+
+def _by_prefix(case: Case, seen: dict) -> bool:
+    names, requires = seen.get("names") or [], seen.get("requires") or []
+    off = {n for n, r in zip(names, requires, strict=False) if not r}
+    return off == _frozen_names(case, prefix=True) != _frozen_names(case)
+
+
+def _graph_cut(case: Case, seen: dict) -> bool:
+    # the parameters were switched off as asked, yet a layer that is not frozen lost gradient
+    names, grads = seen.get("names") or [], seen.get("grads") or []
+    frozen = _frozen_names(case)
+    switched = {n for n, r in zip(names, seen.get("requires") or [], strict=False) if not r}
+    return switched == frozen and any(
+        g is None for n, g in zip(names, grads, strict=False) if n not in frozen
+    )
+
+
+_FREEZE_MISTAKES = (
+    Mistake(
+        lambda case, seen: seen.get("values_kept") is False,
+        "freeze changed the parameters' values: freezing stops a layer from learning, it does "
+        "not change what the layer computes",
+    ),
+    Mistake(
+        lambda case, seen: bool(seen.get("attribute")) and all(seen.get("requires") or [False]),
+        "the module got an attribute called requires_grad, but its parameters still require "
+        "gradients: it is each parameter's flag that backward reads",
+    ),
+    Mistake(
+        _nothing_switched,
+        "after freeze, every parameter still has requires_grad = True, and backward fills the "
+        ".grad of every parameter that requires it, whatever .grad held before",
+    ),
+    Mistake(
+        _by_prefix,
+        "modules whose names merely start with a frozen name were frozen too: '10' is not "
+        "inside '1'; a dotted name is matched whole",
+    ),
+    Mistake(
+        _graph_cut,
+        "a layer you did not freeze lost its gradient: the gradient must still flow through a "
+        "frozen layer to the layers before it",
+    ),
+)
+
+
 FREEZE = register(
     Exercise(
         "08.freeze",
@@ -146,28 +217,29 @@ FREEZE = register(
         (
             Check(
                 "frozen layers get no gradient",
-                "call requires_grad_(False) on the named sub-module (or each of its "
-                "parameters); assigning module.requires_grad = False only adds an attribute",
+                "",
                 _freeze_cases("nested"),
                 _run_freeze,
                 _judge_freeze("frozen"),
+                mistakes=_FREEZE_MISTAKES,
             ),
             Check(
                 "the other layers still get their full gradient",
-                "freezing must not cut the graph: the gradient still flows through a frozen "
-                "layer to the layers before it (no detach, no no_grad in forward)",
+                "",
                 _freeze_cases("several"),
                 _run_freeze,
                 _judge_freeze("others"),
+                mistakes=_FREEZE_MISTAKES,
             ),
             Check(
                 "a name means a whole module ('1' is not '10')",
-                "compare whole names (dict(model.named_modules())[name]), not prefixes of "
-                "characters: freezing '1' must leave '10' and '11' alone",
+                "",
                 _freeze_cases("long"),
                 _run_freeze,
                 _judge_freeze("frozen"),
+                mistakes=_FREEZE_MISTAKES,
             ),
         ),
+        answers=("requires_grad_(False)", "dict(model.named_modules())", "named_modules())[name]"),
     )
 )
