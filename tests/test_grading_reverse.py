@@ -341,36 +341,93 @@ def test_backward_uses_the_supplied_topological_order():
     assert result.passed
 
 
+CHAPTER05_HINTS = {  # a phrase of each targeted hint: a mistake gets its own and no other
+    "per output": "one pass per output",
+    "extra pass": "one pass too many",
+    "column": "a whole column of the Jacobian",
+    "no recording": "the sweeps need a graph",
+    "per input": "one sweep per input",
+    "one sweep": "with m outputs, how many sweeps",
+    "one input": "with a single input",
+    "one output": "with a single output",
+    "unweighted": "each with weight 1",
+    "one output only": "only one output's contribution",
+    "calls per input": "one call per input",
+    "calls per output": "one call per output",
+    "finite differences": "as many calls as finite differences",
+}
+
+
+def _assert_own_hint(result, own):
+    own = own if isinstance(own, tuple) else (own,)
+    hints = [c.hint for c in result.checks if not c.passed and c.hint]
+    others = [p for key, p in CHAPTER05_HINTS.items() if key not in own]
+    assert not any(p in h for h in hints for p in others), hints
+    if own != (None,):
+        assert hints and all(any(CHAPTER05_HINTS[k] in h for k in own) for h in hints), hints
+
+
 @pytest.mark.parametrize(
-    "wrong, failing",
+    "wrong, failing, hint",
     [
-        (lambda n, m, ops: (m * ops, n * ops), None),
+        (  # the two costs swapped
+            lambda n, m, ops: (m * ops, n * ops),
+            {"forward mode, for any number of inputs", "reverse mode, for any number of outputs"},
+            ("per output", "per input"),
+        ),
         (
             lambda n, m, ops: (n * ops, m * ops),
-            {"reverse mode: one recording pass, then one sweep per output"},
+            {"reverse mode, for any number of outputs"},
+            "no recording",
+        ),
+        (
+            lambda n, m, ops: ((1 + n) * ops, (1 + m) * ops),
+            {"forward mode, for any number of inputs"},
+            "extra pass",
+        ),
+        (
+            lambda n, m, ops: (n * m * ops, (1 + m) * ops),
+            {"forward mode, for any number of inputs"},
+            "column",
+        ),
+        (
+            lambda n, m, ops: (n * ops, ops),
+            {"reverse mode, for any number of outputs"},
+            "one sweep",
+        ),
+        (
+            lambda n, m, ops: (n * ops, 2 * m * ops),
+            {"reverse mode, for any number of outputs"},
+            None,
         ),
     ],
 )
-def test_jacobian_cost_mistakes(wrong, failing):
+def test_jacobian_cost_mistakes(wrong, failing, hint):
     result = grade("05.jacobian_cost", {"jacobian_cost": wrong})
-    assert not result.passed
-    if failing is not None:
-        assert failed_checks(result) == failing
+    assert failed_checks(result) == failing
+    _assert_own_hint(result, hint)
 
 
 @pytest.mark.parametrize(
-    "wrong, failing",
+    "wrong, failing, hint",
     [
-        (lambda n, m: "reverse", {"a curve: one input, many outputs", "wide and tall Jacobians"}),
-        (lambda n, m: "forward" if n > m else "reverse", None),
-        (lambda n, m: "Reverse mode", None),
+        (
+            lambda n, m: "reverse",
+            {"a curve: one input, many outputs", "wide and tall Jacobians"},
+            ("one input", None),
+        ),
+        (lambda n, m: "forward", None, ("one output", None)),
+        (lambda n, m: "forward" if m < 1 + n else "reverse", None, ("one output", "one input")),
+        (lambda n, m: "Reverse mode", None, None),
     ],
 )
-def test_choose_mode_mistakes(wrong, failing):
+def test_choose_mode_mistakes(wrong, failing, hint):
     result = grade("05.choose_mode", {"choose_mode": wrong})
     assert not result.passed
     if failing is not None:
         assert failed_checks(result) == failing
+    own = hint if isinstance(hint, tuple) else (hint,)
+    _assert_own_hint(result, tuple(k for k in own if k) or None)
 
 
 def vjp_ignoring_v(f, xs, v):
@@ -378,6 +435,12 @@ def vjp_ignoring_v(f, xs, v):
     for y in f(*inputs):
         if isinstance(y, mg.Value):
             y.backward()
+    return [x.grad for x in inputs]
+
+
+def vjp_last_output(f, xs, v):
+    inputs = [mg.Value(x) for x in xs]
+    (v[-1] * f(*inputs)[-1]).backward()
     return [x.grad for x in inputs]
 
 
@@ -389,12 +452,40 @@ def vjp_by_columns(f, xs, v):
     return out
 
 
-def test_vjp_mistakes():
-    assert "vᵀJ matches a numerical Jacobian" in failed_checks(
-        grade("05.vjp", {"vjp": vjp_ignoring_v})
-    )
-    by_columns = grade("05.vjp", {"vjp": vjp_by_columns})
-    assert failed_checks(by_columns) == {"one evaluation of f"}
+def vjp_per_output(f, xs, v):
+    inputs = [mg.Value(x) for x in xs]
+    for k, weight in enumerate(v):
+        (weight * f(*inputs)[k]).backward()  # leaves accumulate: right, but m calls
+    return [x.grad for x in inputs]
+
+
+def vjp_weighted_right(f, xs, v):
+    inputs = [mg.Value(x) for x in xs]
+    total = sum((w * y for w, y in zip(v, f(*inputs), strict=True)), mg.Value(0.0))
+    total.backward()
+    return [x.grad * 1.01 for x in inputs]  # weighted by v, then spoiled: no model fits
+
+
+@pytest.mark.parametrize(
+    "wrong, failing, hint",
+    [
+        (vjp_ignoring_v, {"vᵀJ matches a numerical Jacobian"}, "unweighted"),
+        (vjp_last_output, {"vᵀJ matches a numerical Jacobian"}, "one output only"),
+        (vjp_by_columns, {"one evaluation of f"}, "calls per input"),
+        (vjp_per_output, {"one evaluation of f"}, "calls per output"),
+        # weighted by v: it must not hear "weigh each output", nor fail the count of calls
+        (
+            vjp_weighted_right,
+            {"vᵀJ matches a numerical Jacobian", "m = 1, v = [1]: the gradient"},
+            None,
+        ),
+    ],
+)
+def test_vjp_mistakes(wrong, failing, hint):
+    result = grade("05.vjp", {"vjp": wrong})
+    assert failed_checks(result) == failing
+    _assert_own_hint(result, hint)
+    assert "one evaluation of f" not in failed_checks(result) or hint.startswith("calls")
 
 
 def test_the_packages_topological_order_is_withheld_from_submissions(tmp_path):

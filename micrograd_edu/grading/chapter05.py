@@ -19,8 +19,8 @@ import numpy as np
 from .. import functions as F
 from ..numerical import jacobian
 from .counting import Counted
-from .plain import as_float, as_floats, close, describe
-from .registry import Case, Check, Exercise, register
+from .plain import as_floats, close, describe
+from .registry import Case, Check, Exercise, Mistake, register
 
 # --- 05.jacobian_cost ------------------------------------------------------------
 
@@ -56,6 +56,50 @@ def _judge_cost(which: int) -> Callable[[Case, dict], str | None]:
     return judge
 
 
+def _cost_is(which: int, model: Callable[[int, int, int], int]) -> Callable:
+    def matches(case: Case, seen: dict) -> bool:
+        cost = as_floats(seen.get("cost"), 2)
+        return cost is not None and cost[which] == model(case["n"], case["m"], case["ops"])
+
+    return matches
+
+
+_FORWARD_COST_MISTAKES = (
+    Mistake(
+        _cost_is(0, lambda n, m, ops: m * ops),
+        "that counts one pass per output: a forward pass carries the derivative along one "
+        "input direction",
+    ),
+    Mistake(
+        _cost_is(0, lambda n, m, ops: (1 + n) * ops),
+        "one pass too many: forward mode computes values and tangents together, with no "
+        "separate pass to record anything",
+    ),
+    Mistake(
+        _cost_is(0, lambda n, m, ops: n * m * ops),
+        "a pass gives a whole column of the Jacobian, every output at once",
+    ),
+)
+_REVERSE_COST_MISTAKES = (
+    Mistake(
+        _cost_is(1, lambda n, m, ops: m * ops),
+        "the sweeps need a graph to walk: how does reverse mode get it before the first sweep?",
+    ),
+    Mistake(
+        lambda case, seen: (
+            _cost_is(1, lambda n, m, ops: n * ops)(case, seen)
+            or _cost_is(1, lambda n, m, ops: (1 + n) * ops)(case, seen)
+        ),
+        "that counts one sweep per input: a backward sweep gives a whole row of the Jacobian, "
+        "one output's derivative with respect to every input",
+    ),
+    Mistake(
+        _cost_is(1, lambda n, m, ops: ops),
+        "one sweep gives one output's derivatives: with m outputs, how many sweeps?",
+    ),
+)
+
+
 JACOBIAN_COST = register(
     Exercise(
         "05.jacobian_cost",
@@ -66,22 +110,23 @@ JACOBIAN_COST = register(
         ("jacobian_cost",),
         (
             Check(
-                "forward mode: one pass per input",
-                "forward mode seeds one input direction per pass, so n passes of ops "
-                "operations each; the number of outputs does not matter",
+                "forward mode, for any number of inputs",
+                "",
                 _shapes,
                 _run_cost,
                 _judge_cost(0),
+                mistakes=_FORWARD_COST_MISTAKES,
             ),
             Check(
-                "reverse mode: one recording pass, then one sweep per output",
-                "reverse mode runs f once to record the graph (ops operations), then one "
-                "backward sweep (ops operations) per output: (1 + m) · ops",
+                "reverse mode, for any number of outputs",
+                "",
                 _shapes,
                 _run_cost,
                 _judge_cost(1),
+                mistakes=_REVERSE_COST_MISTAKES,
             ),
         ),
+        answers=("n * ops", "(1 + m) * ops", "(1 + m) · ops", "n · ops"),
     )
 )
 
@@ -113,6 +158,21 @@ def _clear_shapes(rng: random.Random) -> list[Case]:
     return cases
 
 
+# (One case cannot tell a constant answer from swapped sizes on a wide or tall Jacobian,
+# so only the two clear shapes get a targeted hint; elsewhere the reason says what failed.)
+_CHOICE_MISTAKES = (
+    Mistake(
+        lambda case, seen: seen.get("mode") == "reverse" and case["n"] == 1,
+        "with a single input, how many passes does forward mode need for every output's "
+        "derivative?",
+    ),
+    Mistake(
+        lambda case, seen: seen.get("mode") == "forward" and case["m"] == 1,
+        "with a single output, how many sweeps does reverse mode need for the whole gradient?",
+    ),
+)
+
+
 CHOOSE_MODE = register(
     Exercise(
         "05.choose_mode",
@@ -124,30 +184,31 @@ CHOOSE_MODE = register(
         (
             Check(
                 "a loss: many inputs, one output",
-                "one reverse sweep gives the whole gradient of f: ℝⁿ → ℝ; forward mode "
-                "would need n passes",
+                "",
                 lambda rng: [{"n": rng.randint(20, 100_000), "m": 1} for _ in range(4)],
                 _run_choice,
                 _judge_choice,
+                mistakes=_CHOICE_MISTAKES,
             ),
             Check(
                 "a curve: one input, many outputs",
-                "for f: ℝ → ℝᵐ a single forward pass gives every output's derivative; "
-                "reverse mode would need m sweeps. Don't answer 'reverse' every time",
+                "",
                 lambda rng: [{"n": 1, "m": rng.randint(20, 100_000)} for _ in range(4)],
                 _run_choice,
                 _judge_choice,
+                mistakes=_CHOICE_MISTAKES,
             ),
             Check(
                 "wide and tall Jacobians",
-                "compare the costs: forward mode n passes, reverse mode 1 + m; "
-                "n counts inputs (columns of J), m outputs (rows)",
+                "",
                 _clear_shapes,
                 _run_choice,
                 _judge_choice,
+                mistakes=_CHOICE_MISTAKES,
             ),
         ),
         requires={"jacobian_cost": _reference_cost},
+        answers=("forward < reverse", "n < 1 + m"),
     )
 )
 
@@ -200,10 +261,65 @@ def _judge_vjp(case: Case, seen: dict) -> str | None:
 
 
 def _judge_once(case: Case, seen: dict) -> str | None:
+    # Only the count: whether the numbers are right is the first check's business.
     calls = seen.get("calls")
-    if as_float(calls) is not None and calls <= 1:
-        return _judge_vjp(case, seen)
-    return f"f was called {calls} times; one call (and one backward sweep) is enough"
+    if calls == 1:
+        return None
+    if calls == 0:
+        return "f was never called on the inputs"
+    return f"f was called {calls} times"
+
+
+def _calls_are(count: Callable[[int, int], set[int]]) -> Callable:
+    def matches(case: Case, seen: dict) -> bool:
+        n, m = len(case["xs"]), len(case["v"])
+        return seen.get("calls") in count(n, m)
+
+    return matches
+
+
+def _vjp_is(model: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
+    def matches(case: Case, seen: dict) -> bool:
+        got = as_floats(seen.get("vjp"), len(case["xs"]))
+        J = jacobian(FUNCTIONS[case["f"]][1], case["xs"], 1e-6).jacobian.reshape(len(case["v"]), -1)
+        want = model(J, np.array(case["v"]))
+        return got is not None and np.allclose(got, want, rtol=1e-5, atol=1e-5)
+
+    return matches
+
+
+_VJP_MISTAKES = (
+    Mistake(
+        _vjp_is(lambda J, v: J.sum(axis=0)),
+        "that is the sum of the outputs' gradients, each with weight 1: v says how much each "
+        "output counts",
+    ),
+    Mistake(
+        lambda case, seen: (
+            len(case["v"]) > 1
+            and any(
+                _vjp_is(lambda J, v, i=i: v[i] * J[i])(case, seen) for i in range(len(case["v"]))
+            )
+        ),
+        "only one output's contribution: every output adds its share, weighted by its v",
+    ),
+)
+_CALL_MISTAKES = (
+    Mistake(
+        _calls_are(lambda n, m: {n}),
+        "one call per input, as forward mode does: reverse mode gets every input's "
+        "derivative from one evaluation",
+    ),
+    Mistake(
+        _calls_are(lambda n, m: {m}),
+        "one call per output: a single call gives all the outputs, and backward can start "
+        "from a combination of them",
+    ),
+    Mistake(
+        _calls_are(lambda n, m: {2 * n, 2 * n + 1, n + 1}),
+        "as many calls as finite differences need: reverse mode needs one",
+    ),
+)
 
 
 VJP = register(
@@ -217,28 +333,29 @@ VJP = register(
         (
             Check(
                 "vᵀJ matches a numerical Jacobian",
-                "weigh each output by its v_i: backpropagate Σ v_i f_i(x) once (calling "
-                "backward on each output adds them with weight 1 and ignores v)",
+                "",
                 lambda rng: [_point(rng, name) for name in ("polar", "layer", "mixer", "curve")],
                 _run_vjp,
                 _judge_vjp,
+                mistakes=_VJP_MISTAKES,
             ),
             Check(
                 "m = 1, v = [1]: the gradient",
-                "for a single output vᵀJ with v = [1] is the gradient: wrap the inputs "
-                "in Value, call f, backward, and read each input's .grad",
+                "",
                 lambda rng: [{**_point(rng, "lecture"), "v": [1.0]} for _ in range(3)],
                 _run_vjp,
                 _judge_vjp,
+                mistakes=_VJP_MISTAKES,
             ),
             Check(
                 "one evaluation of f",
-                "reverse mode needs f once: don't build the Jacobian column by column "
-                "(n calls) or by finite differences",
+                "",
                 lambda rng: [_point(rng, name) for name in ("layer", "mixer")],
                 _run_vjp,
                 _judge_once,
+                mistakes=_CALL_MISTAKES,
             ),
         ),
+        answers=("total + weight * y", "Σ v_i f_i", "weight * y"),
     )
 )
