@@ -92,6 +92,19 @@ def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
     assert fails(equal_split) == {"batches of batch_size, the last one smaller"}
     assert fails(fixed_seed) == {"shuffled, and differently every epoch"}
     assert fails(unshuffled) == {"shuffled, and differently every epoch"}
+    # each gets the hint of its own mistake, and no other
+    phrases = {
+        with_replacement: "drawn with replacement",
+        drops_last: "the last, smaller batch is missing",
+        equal_split: "nearly equal sizes",
+        fixed_seed: "the same order",
+        unshuffled: "in their stored order",
+    }
+    for wrong, phrase in phrases.items():
+        result = grade("09.minibatch_indices", {"minibatch_indices": wrong})
+        hints = [c.hint for c in result.checks if not c.passed]
+        assert hints and all(phrase in h for h in hints), (wrong.__name__, hints)
+        assert not any(p in h for h in hints for p in phrases.values() if p != phrase)
 
 
 def test_each_linear_mistake_fails_the_check_aimed_at_it():
@@ -201,3 +214,48 @@ def test_the_held_out_targets_never_reach_the_students_side(tmp_path):
     (result,) = row.results
     assert result.score == 0 and result.status == "failed", result
     assert all("held-out MSE" in c.reason for c in result.checks), result.checks
+
+
+def by_lstsq(X, y):
+    return np.linalg.lstsq(X, np.asarray(y).reshape(-1), rcond=None)[0]
+
+
+def test_a_closed_form_solver_scores_nothing_in_the_notebook_and_in_the_batch(tmp_path):
+    # The exercise asks for gradient descent: the shortcut is withheld in both graders,
+    # so check() and the gradebook give the same verdict.
+    from micrograd_edu import check
+    from micrograd_edu.grading import batch
+
+    feedback = check("09.fit_linear", namespace={"fit_linear": by_lstsq, "np": np})
+    assert feedback.result.score == 0
+    assert "numpy.linalg.lstsq is withheld" in feedback.result.checks[0].reason
+    assert np.linalg.lstsq is not None and np.linalg.lstsq([[1.0]], [2.0])[0][0] == 2.0  # back
+    nbformat = pytest.importorskip("nbformat")
+    source = "import numpy as np\n\ndef fit_linear(X, y):\n    return np.linalg.lstsq(X, y)[0]\n"
+    path = tmp_path / "shortcut.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
+    limits = batch.Limits(timeout=60, sandbox=False)
+    row = batch.grade_submission(path, [exercise("09.fit_linear")], "any", limits)
+    (result,) = row.results
+    assert result.score == 0 and "numpy.linalg.lstsq is withheld" in result.checks[0].reason
+
+
+def test_a_training_loop_that_never_clears_its_gradients_is_told_so():
+    def never_zeroed(x, y, seed):
+        rng = np.random.default_rng(seed)
+        model = nn.Sequential(
+            nn.Linear(1, 64, seed=rng), nn.ReLU(), nn.Linear(64, 1, seed=rng)
+        )  # fmt: skip
+        opt = optim.Adam(model.parameters(), lr=5e-3)
+        for _ in range(10):
+            for batch in minibatch_indices(len(x), 32, rng):
+                loss = ((model(Tensor(x[batch])) - Tensor(y[batch])) ** 2).mean()
+                loss.backward()  # no zero_grad: the gradients add up
+                opt.step()
+        return lambda x_new: model(Tensor(x_new)).data
+
+    result = grade("09.train_model", {**CORRECT, "train_model": never_zeroed})
+    assert result.score == 0
+    for c in result.checks:
+        assert "held-out MSE" in c.reason and "never clears the gradients" in c.hint
+        assert "Adam" not in c.hint and "128" not in c.hint  # no recipe

@@ -32,15 +32,16 @@ def public_paths_of(original) -> list[str]:
     )
 
 
-# Run in a child process: withholding rewrites the package's modules for good.
+# Run in a child process, as the batch grader's child does: withholding for its whole life.
 WITHHOLD_IN_A_CHILD = """
 import micrograd_edu.graph as graph
 from micrograd_edu import Value
 from micrograd_edu.grading import chapter04
-from micrograd_edu.grading.child import _withhold
+from micrograd_edu.grading.withhold import withholding
 
 chapter04.exported = graph.topological_order  # as if a grading module made it public
-_withhold({"micrograd_edu.graph.topological_order"})
+held = withholding({"micrograd_edu.graph.topological_order"})
+held.__enter__()
 for module in (graph, chapter04):
     name = "topological_order" if module is graph else "exported"
     try:

@@ -9,13 +9,15 @@ points the student never sees (noise variance 0.01 is the floor).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
 from ..data import piecewise_truth
 from .plain import as_floats, describe
-from .registry import HELD, Case, Check, Exercise, register
+from .registry import HELD, Case, Check, Exercise, Mistake, register
 
 # --- 1. minibatch_indices -----------------------------------------------------
 
@@ -89,6 +91,44 @@ def _judge_shuffled(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _order(seen: dict, k: int = 0) -> list:
+    epoch = seen.get(f"epoch{k}")
+    return [i for b in epoch for i in b] if isinstance(epoch, list) else []
+
+
+_BATCH_MISTAKES = (
+    Mistake(
+        lambda case, seen: len(_order(seen)) == case["n"] and len(set(_order(seen))) < case["n"],
+        "some rows come twice in an epoch and others never: the order is drawn with replacement",
+    ),
+    Mistake(
+        lambda case, seen: (
+            len(_order(seen)) == case["n"] - case["n"] % case["batch_size"]
+            and case["n"] % case["batch_size"] != 0
+        ),
+        "the last, smaller batch is missing: its rows are never used",
+    ),
+    Mistake(
+        lambda case, seen: (
+            len(seen.get("epoch0") or []) == -(-case["n"] // case["batch_size"])
+            and len({len(b) for b in seen.get("epoch0") or []}) > 1
+            and max(len(b) for b in seen["epoch0"]) < case["batch_size"]
+        ),
+        "the batches have nearly equal sizes: every batch but the last holds exactly "
+        "batch_size rows",
+    ),
+    Mistake(
+        lambda case, seen: _order(seen) == sorted(_order(seen)) != [],
+        "the rows come in their stored order: an epoch visits them in a random order",
+    ),
+    Mistake(
+        lambda case, seen: _order(seen) == _order(seen, 1) != [],
+        "two epochs in a row used the same order: each call must draw a new one from the "
+        "generator it is given",
+    ),
+)
+
+
 MINIBATCHES = register(
     Exercise(
         "09.minibatch_indices",
@@ -101,30 +141,35 @@ MINIBATCHES = register(
         (
             Check(
                 "every row exactly once per epoch",
-                "draw one permutation (rng.permutation(n)) and cut it: sampling with "
-                "replacement repeats rows, and dropping the last partial batch loses some",
+                "",
                 _batch_cases(divides=False),
                 _run_batches,
                 _judge_cover,
+                mistakes=_BATCH_MISTAKES,
             ),
             Check(
                 "batches of batch_size, the last one smaller",
-                "cut at 0, batch_size, 2*batch_size, ...; np.array_split(order, k) makes k "
-                "batches of nearly equal size instead",
+                "",
                 _batch_cases(divides=False),
                 _run_batches,
                 _judge_sizes,
+                mistakes=_BATCH_MISTAKES,
             ),
             Check(
                 "shuffled, and differently every epoch",
-                "use the rng you are given (not a new generator seeded inside the function), "
-                "so each call draws a new order",
+                "",
                 _batch_cases(divides=True),
                 _run_batches,
                 _judge_shuffled,
+                mistakes=_BATCH_MISTAKES,
             ),
         ),
         withheld=("micrograd_edu.data.Batches",),
+        answers=(
+            "rng.permutation(n)",
+            "order[start : start + batch_size]",
+            "range(0, n, batch_size)",
+        ),
     )
 )
 
@@ -134,43 +179,73 @@ MINIBATCHES = register(
 _BETA_TOLERANCE = 0.02
 
 
+def _features(case: Case) -> np.ndarray:
+    """The case's X: uniform in [-1, 1], each column on its own scale (not secret)."""
+    rng = np.random.default_rng(case["seed"])
+    return rng.uniform(-1, 1, size=(case["n"], len(case["scales"]))) * np.array(case["scales"])
+
+
 def _linear_cases(column: bool, scaled: bool):
+    """X comes from a seed, y as data; the β that made y stays with the judge (HELD)."""
+
     def cases(rng: random.Random) -> list[Case]:
         out = []
         for _ in range(2):
             m = rng.randint(2, 8)
-            out.append(
-                {
-                    "seed": rng.randrange(2**31),
-                    "n": 4000,
-                    "beta": [rng.gauss(-1, 1) for _ in range(m)],
-                    "scales": [rng.uniform(0.5, 3) if scaled else 1.0 for _ in range(m)],
-                    "column": column,
-                }
-            )
+            case = {
+                "seed": rng.randrange(2**31),
+                "n": 1000,
+                "scales": [rng.uniform(0.5, 3) if scaled else 1.0 for _ in range(m)],
+                "column": column,
+            }
+            beta = np.array([rng.gauss(-1, 1) for _ in range(m)])
+            noise = np.random.default_rng(rng.randrange(2**31)).normal(0, 0.05, case["n"])
+            case["y"] = (_features(case) @ beta + noise).tolist()
+            out.append({**case, HELD: {"beta": beta.tolist()}})
         return out
 
     return cases
 
 
 def _run_linear(functions: dict, case: Case) -> dict:
-    rng = np.random.default_rng(case["seed"])
-    beta = np.array(case["beta"])
-    X = rng.uniform(-1, 1, size=(case["n"], len(beta))) * np.array(case["scales"])
-    y = X @ beta + rng.normal(0, 0.05, size=case["n"])
-    beta_hat = functions["fit_linear"](X, y[:, None] if case["column"] else y)
+    y = np.array(case["y"])
+    beta_hat = functions["fit_linear"](_features(case), y[:, None] if case["column"] else y)
     return {"beta": np.asarray(beta_hat, dtype=float)}
 
 
 def _judge_linear(case: Case, seen: dict) -> str | None:
-    m = len(case["beta"])
+    beta = case[HELD]["beta"]
+    m = len(beta)
     got = as_floats(seen.get("beta"), m)
     if got is None:
         return f"returned {describe(seen.get('beta'))}; expected {m} coefficients, shape ({m},)"
-    error = float(np.max(np.abs(np.array(got) - case["beta"])))
+    error = float(np.max(np.abs(np.array(got) - beta)))
     if error <= _BETA_TOLERANCE:
         return None
     return f"max |β̂ - β| = {error:.3g} for {m} features (needs at most {_BETA_TOLERANCE})"
+
+
+def _beta_grew(case: Case, seen: dict) -> bool:
+    return np.size(seen.get("beta")) == len(case["scales"]) * case["n"]
+
+
+def _diverged(case: Case, seen: dict) -> bool:
+    got = np.array(seen.get("beta"), dtype=float).reshape(-1)
+    return not np.all(np.isfinite(got)) or float(np.max(np.abs(got))) > 1e6
+
+
+_LINEAR_MISTAKES = (
+    Mistake(
+        _beta_grew,
+        "your β̂ has one coefficient per feature and per row: subtracting an (n, 1) column "
+        "from an (n,) vector broadcasts to (n, n)",
+    ),
+    Mistake(
+        _diverged,
+        "your descent diverged: a step that suits features of one scale is too long for "
+        "larger ones. The safe step depends on the data's curvature",
+    ),
+)
 
 
 FIT_LINEAR = register(
@@ -179,35 +254,44 @@ FIT_LINEAR = register(
         "Recovering β",
         2,
         "fit_linear(X, y) fits y ≈ X β (no intercept) by gradient descent on the mean "
-        "squared error and returns β̂ with shape (m,); y is given as (n,) or (n, 1).",
+        "squared error and returns β̂ with shape (m,); y is given as (n,) or (n, 1). The "
+        "closed-form solvers (numpy.linalg's lstsq, solve, pinv and inv, and scipy) are "
+        "withheld while it is graded: the exercise is the descent.",
         ("fit_linear",),
         (
             Check(
                 "recovers β when y is a column (n, 1)",
-                "X @ beta has shape (n,); subtracting a (n, 1) y broadcasts to (n, n): "
-                "flatten y first (y.reshape(-1))",
+                "",
                 _linear_cases(column=True, scaled=False),
                 _run_linear,
                 _judge_linear,
+                mistakes=_LINEAR_MISTAKES,
             ),
             Check(
                 "recovers β when y is flat (n,)",
-                "return one coefficient per feature, shape (m,); run enough steps that the "
-                "loss stops falling",
+                "",
                 _linear_cases(column=False, scaled=False),
                 _run_linear,
                 _judge_linear,
+                mistakes=_LINEAR_MISTAKES,
             ),
             Check(
                 "recovers β when the features have different scales",
-                "a fixed learning rate that suits unit-scale features diverges on larger ones "
-                "and crawls on smaller ones: take the step from the data (e.g. lr = 1 / the "
-                "largest eigenvalue of (2/n) XᵀX) or standardise the columns and undo it",
+                "",
                 _linear_cases(column=False, scaled=True),
                 _run_linear,
                 _judge_linear,
+                mistakes=_LINEAR_MISTAKES,
             ),
         ),
+        withheld=(
+            "numpy.linalg.lstsq",
+            "numpy.linalg.solve",
+            "numpy.linalg.pinv",
+            "numpy.linalg.inv",
+            "scipy",
+        ),
+        answers=("y.reshape(-1)", "eigvalsh", "X.T @ (X @ beta - y)", "1.0 / np.linalg"),
     )
 )
 
@@ -249,10 +333,45 @@ def _train_cases(names: tuple[str, ...]):
     return cases
 
 
+@contextmanager
+def _training_counted() -> Iterator[dict[str, int]]:
+    """Count, while the student's training runs, the backward passes and the times the
+    gradients were cleared (zero_grad, or .grad set to None or zeros): the method, seen."""
+    from ..optim import Optimizer
+    from ..tensor import Tensor
+
+    counts = {"backward": 0, "cleared": 0}
+    backward, grad = Tensor.backward, Tensor.grad
+
+    def counted_backward(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        counts["backward"] += 1
+        return backward(self, *args, **kwargs)
+
+    def set_grad(self: Tensor, value: Any) -> None:
+        if value is None or not np.any(np.asarray(getattr(value, "data", value))):
+            counts["cleared"] += 1
+        grad.fset(self, value)
+
+    zero_grad = Optimizer.zero_grad
+
+    def counted_zero_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        counts["cleared"] += 1
+        return zero_grad(self, *args, **kwargs)
+
+    Tensor.backward, Tensor.grad = counted_backward, property(grad.fget, set_grad)
+    Optimizer.zero_grad = counted_zero_grad
+    try:
+        yield counts
+    finally:
+        Tensor.backward, Tensor.grad, Optimizer.zero_grad = backward, grad, zero_grad
+
+
 def _run_train(functions: dict, case: Case) -> dict:
     x, y, x_test = (np.array(case[key], dtype=float) for key in ("x", "y", "x_test"))
-    predict = functions["train_model"](x, y, case["seed"])
-    return {"prediction": np.asarray(predict(x_test), dtype=float).reshape(-1)}
+    with _training_counted() as counts:
+        predict = functions["train_model"](x, y, case["seed"])
+    prediction = np.asarray(predict(x_test), dtype=float).reshape(-1)
+    return {"prediction": prediction, **counts}
 
 
 def _judge_train(case: Case, seen: dict) -> str | None:
@@ -274,6 +393,20 @@ def _judge_train(case: Case, seen: dict) -> str | None:
     return f"held-out MSE {mse:.3g} on the '{case['target']}' data; the target is {target}"
 
 
+_TRAIN_MISTAKES = (
+    Mistake(
+        lambda case, seen: seen.get("backward", 0) > 1 and seen.get("cleared") == 0,
+        "your loop never clears the gradients: each backward adds to .grad, so every step "
+        "follows the sum of all the gradients so far",
+    ),
+    Mistake(
+        lambda case, seen: float(np.ptp(np.array(seen.get("prediction"), dtype=float))) < 1e-3,
+        "your predictions are (nearly) the same for every x: check that the training loss "
+        "falls, and that the model can bend (a non-linearity between its layers)",
+    ),
+)
+
+
 TRAIN_MODEL = register(
     Exercise(
         "09.train_model",
@@ -287,23 +420,23 @@ TRAIN_MODEL = register(
         (
             Check(
                 "held-out MSE within target on the piecewise data (away from the jump)",
-                "two hidden ReLU layers of width 128 (narrow ones get stuck now and then), "
-                "Adam with lr about 5e-3 on mini-batches of 32 for about 1,000 steps, then "
-                "a ten times smaller lr for a few hundred more to settle",
+                "",
                 _train_cases(("piecewise",)),
                 _run_train,
                 _judge_train,
+                mistakes=_TRAIN_MISTAKES,
             ),
             Check(
                 "held-out MSE within target on another function",
-                "learn from the data you are given: nothing about the target function may be "
-                "built into the model",
+                "",
                 _train_cases(("wave", "kink")),
                 _run_train,
                 _judge_train,
+                mistakes=_TRAIN_MISTAKES,
             ),
         ),
         requires={"minibatch_indices": reference_minibatch_indices},
         withheld=("micrograd_edu.data.Batches",),
+        answers=("lr=5e-3", "opt.lr = 5e-4", "nn.Linear(width, width"),
     )
 )

@@ -12,7 +12,6 @@ raise a grade above what the student's functions compute.
 from __future__ import annotations
 
 import builtins
-import importlib.abc
 import json
 import os
 import sys
@@ -39,65 +38,6 @@ def _limit(memory_mb: int, file_mb: int) -> None:
             pass
 
 
-def _withhold(names: set[str]) -> None:
-    """Make the library functions that answer an exercise raise, wherever they are exported.
-
-    Every public name in the package that holds an answer loses it, in the grading
-    package too, so no public import path reaches one. The grading package's private
-    names (``_name``) are the grader's own references and keep working; exercises
-    keep theirs in ``requires``.
-    """
-    import importlib
-
-    _block_imports({name for name in names if "." not in name})
-    originals = []
-    for dotted in names:
-        module_name, _, attribute = dotted.rpartition(".")
-        if not module_name:
-            continue
-        try:
-            originals.append((dotted, getattr(importlib.import_module(module_name), attribute)))
-        except (ImportError, AttributeError):
-            continue  # not in this version of the package
-    for module_name, module in list(sys.modules.items()):
-        if module_name.split(".")[0] != "micrograd_edu" or module is None:
-            continue
-        grader = f"{module_name}.".startswith("micrograd_edu.grading.")
-        for attribute, value in list(vars(module).items()):
-            if grader and attribute.startswith("_"):
-                continue
-            for dotted, original in originals:
-                if value is original:
-                    setattr(module, attribute, _withheld(dotted))
-
-
-def _block_imports(packages: set[str]) -> None:
-    """Make whole libraries that would answer an exercise (scikit-learn's classifiers, a
-    second autograd engine) fail to import, with a message that says why."""
-    if not packages:
-        return
-    for name in list(sys.modules):
-        if name.split(".")[0] in packages:
-            del sys.modules[name]
-
-    class Blocked(importlib.abc.MetaPathFinder):
-        def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
-            if fullname.split(".")[0] in packages:
-                raise ImportError(
-                    f"{fullname.split('.')[0]} is withheld while this chapter is graded: "
-                    "train with micrograd_edu"
-                )
-
-    sys.meta_path.insert(0, Blocked())
-
-
-def _withheld(dotted: str) -> Any:
-    def withheld(*args: Any, **kwargs: Any) -> Any:
-        raise PermissionError(f"{dotted} is withheld while grading: write your own")
-
-    return withheld
-
-
 def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {str(error)[:200]}"
 
@@ -116,9 +56,13 @@ def main(task_fd: int, result_fd: int) -> None:
     from . import feedback
     from .notebook import Shell
     from .registry import exercise, observe
+    from .withhold import withholding
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
-    _withhold({name for item in task["exercises"] for name in exercise(item["id"]).withheld})
+    # Entered for the child's whole life: the notebook's own imports get the stand-ins.
+    withheld = {name for item in task["exercises"] for name in exercise(item["id"]).withheld}
+    held = withholding(withheld)  # kept: a collected generator would restore everything
+    held.__enter__()
     # A fresh __main__ as in Jupyter (pickle and dataclasses look classes up there), with
     # the display() IPython puts in a notebook's namespace; shown output goes nowhere here.
     main_module = types.ModuleType("__main__")

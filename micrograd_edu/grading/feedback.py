@@ -17,6 +17,7 @@ from typing import Any
 from .registry import CheckResult, ExerciseResult, broken, draw_cases, exercise, judge, observe
 from .time_limit import EXERCISE_SECONDS, TimeLimitExceeded
 from .time_limit import time_limit as limit
+from .withhold import withholding
 
 __all__ = ["check", "Feedback", "PUBLIC_SEED"]
 
@@ -129,7 +130,8 @@ def check(
         namespace = sys._getframe(1).f_globals
     cases = draw_cases(ex, PUBLIC_SEED)
     try:
-        with limit(time_limit):
+        # the same library code withheld as in the batch grader: one verdict in both
+        with limit(time_limit), withholding(ex.withheld, namespace):
             observed = observe(ex, namespace, cases)
     except TimeLimitExceeded:
         return Feedback(broken(ex, f"took longer than {time_limit:g} s (an endless loop?)"))

@@ -1,0 +1,99 @@
+"""Withholding: while an exercise is graded, the library code that would answer it raises.
+
+An exercise lists dotted names (``micrograd_edu.ops.unbroadcast``, ``numpy.linalg.lstsq``)
+and whole libraries (``sklearn``). Inside :func:`withholding`, every public name of this
+package that holds one of those functions, the function's own module, and the notebook's
+namespace hold a stand-in that raises ``PermissionError`` saying so; the libraries cannot
+be imported. The grading package's private names (``_name``) are the grader's own
+references and keep working.
+
+The batch grader's child enters it once, before the notebook runs, and never leaves. The
+notebook's ``check()`` enters it around the checks and leaves it after, so both give one
+verdict on the same code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import sys
+from collections.abc import Iterable, Iterator, MutableMapping
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["withholding"]
+
+
+def _withheld(dotted: str) -> Any:
+    def withheld(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(f"{dotted} is withheld while grading: write your own")
+
+    return withheld
+
+
+class _Blocked(importlib.abc.MetaPathFinder):
+    def __init__(self, packages: set[str]) -> None:
+        self.packages = packages
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        top = fullname.split(".")[0]
+        if top in self.packages:
+            raise ImportError(f"{top} is withheld while this exercise is graded: use micrograd_edu")
+
+
+@contextmanager
+def withholding(
+    names: Iterable[str], namespace: MutableMapping[str, Any] | None = None
+) -> Iterator[None]:
+    """Withhold ``names`` (see the module docstring) until the block ends."""
+    names = set(names)
+    packages = {name for name in names if "." not in name}
+    originals = []
+    for dotted in names - packages:
+        module_name, _, attribute = dotted.rpartition(".")
+        try:
+            module = importlib.import_module(module_name)
+            originals.append((dotted, getattr(module, attribute)))
+        except (ImportError, AttributeError):
+            continue  # not in this version of the package, or not installed
+    patched: list[tuple[Any, str, Any]] = []  # (dict or module, name, original)
+
+    def swap(holder: Any, key: str, value: Any) -> None:
+        for dotted, original in originals:
+            if value is original:
+                patched.append((holder, key, value))
+                stand_in = _withheld(dotted)
+                if isinstance(holder, dict):
+                    holder[key] = stand_in
+                else:
+                    setattr(holder, key, stand_in)
+
+    for module_name, module in list(sys.modules.items()):
+        if module is None:
+            continue
+        top = module_name.split(".")[0]
+        own = any(dotted.rpartition(".")[0] == module_name for dotted, _ in originals)
+        if top != "micrograd_edu" and not own:
+            continue
+        grader = f"{module_name}.".startswith("micrograd_edu.grading.")
+        for attribute, value in list(vars(module).items()):
+            if not (grader and attribute.startswith("_")):
+                swap(module, attribute, value)
+    if namespace is not None:
+        for key, value in list(namespace.items()):
+            swap(namespace, key, value)
+    hidden = {n: m for n, m in sys.modules.items() if n.split(".")[0] in packages}
+    for name in hidden:
+        del sys.modules[name]
+    blocker = _Blocked(packages)
+    sys.meta_path.insert(0, blocker)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(blocker)
+        sys.modules.update(hidden)
+        for holder, key, original in reversed(patched):
+            if isinstance(holder, dict):
+                holder[key] = original
+            else:
+                setattr(holder, key, original)
