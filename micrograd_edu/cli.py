@@ -71,6 +71,7 @@ def _grade(args: argparse.Namespace) -> int:
             limits=limits,
             seed=args.seed,
             progress=progress_bar,
+            per_check=args.checks,
         )
     except SandboxUnavailable as error:
         print(error, file=sys.stderr)
@@ -136,7 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("submissions", nargs="+", help="notebooks, or folders of notebooks")
     grade.add_argument("--csv", help="gradebook CSV to write (rows appear as they finish)")
     grade.add_argument("--gradescope", help="results.json to write in Gradescope's format")
-    grade.add_argument("--chapter", help="chapter to grade (default: from each notebook)")
+    grade.add_argument(
+        "--chapter", help="chapter to grade (default: from the functions each notebook defines)"
+    )
+    grade.add_argument("--checks", action="store_true", help="the CSV also gets a column per check")
     grade.add_argument("--workers", type=int, default=2, help="processes at once (default 2)")
     grade.add_argument(
         "--timeout",

@@ -11,7 +11,7 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema")
 
 from micrograd_edu.cli import main  # noqa: E402
-from micrograd_edu.grading import batch, gradebook  # noqa: E402
+from micrograd_edu.grading import batch, chapter, gradebook  # noqa: E402
 from micrograd_edu.grading.gradescope import bundle  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,11 +181,35 @@ def test_one_submission_writes_one_gradescope_result(tmp_path):
     assert (
         main(["grade", str(ROOT / "solutions" / "01_numerical.ipynb"), "--gradescope", str(out)])
         == 0
-    )  # chapter from the notebook's metadata
+    )  # chapter from the functions the notebook defines
     result = json.loads(out.read_text())
     jsonschema.validate(result, GRADESCOPE_SCHEMA)
-    assert result["score"] == 10 and len(result["tests"]) == 5
-    assert all(t["status"] == "passed" for t in result["tests"])
+    # one test per check, their scores adding up to the total
+    checks = [c for ex in chapter("01") for c in ex.checks]
+    assert result["score"] == 10 and len(result["tests"]) == len(checks)
+    assert [t["name"].split(": ", 1)[1] for t in result["tests"]] == [c.name for c in checks]
+    assert sum(t["score"] for t in result["tests"]) == pytest.approx(10)
+    assert all(t["status"] == "passed" and t["output"].startswith("✔") for t in result["tests"])
+
+
+def test_checks_get_their_own_columns_and_gradescope_tests_that_add_up(tmp_path):
+    # the quotient slip: one check of two fails, half the points; and a stub that fails the
+    # first check earns nothing for the checks it happens to pass
+    out, results = tmp_path / "g.csv", tmp_path / "results.json"
+    wrong = FIXTURES / "wrong_central_difference.ipynb"
+    args = ["grade", str(wrong), "--chapter", "01", "--checks", "--csv", str(out)]
+    assert main([*args, "--gradescope", str(results)]) == 0
+    with open(out, newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    ex = next(e for e in chapter("01") if e.id == "01.central_difference")
+    columns = [f"{ex.id}: {c.name}" for c in ex.checks]
+    assert all(c in row for c in columns)
+    assert sum(float(row[c]) for c in columns) == pytest.approx(float(row[ex.id]))
+    tests = json.loads(results.read_text())["tests"]
+    assert sum(t["score"] for t in tests) == pytest.approx(json.loads(results.read_text())["score"])
+    mine = [t for t in tests if t["name"].startswith(ex.id)]
+    assert [t["name"] for t in mine] == columns
+    assert any(t["status"] == "failed" and "✘" in t["output"] for t in mine)
 
 
 def test_an_interrupted_batch_keeps_every_finished_row(tmp_path):
@@ -291,3 +315,21 @@ def test_the_command_line_limits_default_to_the_graders(monkeypatch, tmp_path):
     # the batch grader stops what the in-notebook check stops, unless told otherwise
     assert seen[0] == batch.Limits() and seen[0].timeout == EXERCISE_SECONDS
     assert seen[1] == batch.Limits(timeout=2.0, memory_mb=512)
+
+
+def test_the_chapter_comes_from_the_functions_a_notebook_defines_not_its_metadata(tmp_path):
+    # A student who edits the metadata to pick an easier chapter is graded on the chapter
+    # whose functions the notebook defines, and the row says what the metadata claimed.
+    nbformat = pytest.importorskip("nbformat")
+    solution = nbformat.read(ROOT / "solutions" / "01_numerical.ipynb", as_version=4)
+    solution.metadata["micrograd_edu"] = {"chapter": "05"}
+    claims_05 = tmp_path / "homework.ipynb"
+    nbformat.write(solution, claims_05)
+    nothing = tmp_path / "05_empty.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), nothing)
+    limits = batch.Limits(timeout=60, sandbox=False)
+    graded, empty = gradebook.grade_all([claims_05, nothing], limits=limits)
+    assert {r.id[:2] for r in graded.results} == {"01"}
+    assert graded.score == graded.max_score > 0
+    assert "graded as chapter 01" in graded.reason and "metadata says chapter 05" in graded.reason
+    assert empty.results == [] and "cannot tell which chapter" in empty.reason
