@@ -65,6 +65,18 @@ mg.draw_graph(z)""",
 loss = nn.MSELoss()(net(mg.Tensor(np.ones((5, 3)))), mg.Tensor(np.zeros((5, 1))))
 loss.backward()
 mg.draw_graph(loss)""",
+    # 01's h slider, moved from code in the next cell; 09's training panel, epochs = 1.
+    """import math
+from micrograd_edu.viz.widgets import FiniteDifferencePanel, TrainingPanel
+
+panel = FiniteDifferencePanel(math.exp, math.e, 1.0)
+panel""",
+    "panel.slider.value = 1e-8",
+    """def train(learning_rate, width, depth, epochs, progress):
+    progress(1, 1)
+    return {"train": [0.5], "test": [0.7]}
+
+TrainingPanel(train, epochs=1)""",
 ]
 
 
@@ -254,6 +266,7 @@ def test_diagram_shows_and_play_advances_frames(jupyterlab):
                 )
                 output.scroll_into_view_if_needed()
                 page.screenshot(path=str(log.parent / f"diagram-{i}-1280.png"))
+            _check_widgets(page, log.parent)
             page.locator(".widget-play button").first.click()
             # Play moves the slider in the browser; the kernel redraws. A busy
             # kernel may skip a frame, so ask only that the frames move on,
@@ -266,3 +279,53 @@ def test_diagram_shows_and_play_advances_frames(jupyterlab):
             raise
         finally:
             browser.close()
+
+
+def _check_widgets(page, folder: Path) -> None:
+    """01's h slider shows the value code gave it; the panels' images keep their aspect
+    ratio, fit the output area and are drawn at twice the pixels shown; sliders are wide
+    and their descriptions whole; the training panel shows no image before Train."""
+    from playwright.sync_api import expect
+
+    h = page.locator(
+        ".widget-hslider", has=page.locator(".widget-label", has_text=re.compile("^h$"))
+    )
+    expect(h.locator(".widget-readout")).to_have_text("1.0e-8", timeout=SLOW)  # code's value
+    image = page.locator(".widget-image").first
+    expect(image).to_be_visible(timeout=SLOW)
+    expect(page.get_by_role("button", name="Train")).to_be_visible(timeout=SLOW)
+    expect(page.locator(".widget-image")).to_have_count(2, timeout=SLOW)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.widget-image')].some(i => i.naturalWidth > 0)"
+    )
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll('.widget-image')].map(i => {
+              const r = i.getBoundingClientRect();
+              const out = i.closest('.jp-OutputArea-output').getBoundingClientRect();
+              return {w: r.width, h: r.height, nw: i.naturalWidth, nh: i.naturalHeight,
+                      display: getComputedStyle(i).display, right: r.right, area: out.right};
+            })"""
+    )
+    shown = [b for b in boxes if b["display"] != "none"]
+    assert len(shown) == 1 and len(boxes) == 2, boxes  # the training image waits for Train
+    for b in shown:
+        assert abs(b["w"] / b["h"] - b["nw"] / b["nh"]) < 0.02 * b["nw"] / b["nh"], b  # no stretch
+        assert b["nw"] >= 1.9 * b["w"] and b["right"] <= b["area"] + 1, b  # sharp, inside
+    sliders = page.evaluate(
+        """() => [...document.querySelectorAll('.widget-hslider')].map(s => {
+              const label = s.querySelector('.widget-label');
+              return {w: s.getBoundingClientRect().width,
+                      cut: label.scrollWidth > label.clientWidth + 1, text: label.textContent};
+            }).filter(s => ['h', 'learning rate', 'width', 'depth', 'epochs'].includes(s.text))"""
+    )
+    assert len(sliders) == 5, sliders  # the h slider and the four training sliders
+    for slider in sliders:
+        assert slider["w"] >= 400 and not slider["cut"], slider
+    page.get_by_role("button", name="Train").click()
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.widget-image')]
+              .filter(i => getComputedStyle(i).display !== 'none' && i.naturalWidth > 0)
+              .length == 2"""
+    )
+    page.locator(".widget-image").nth(1).scroll_into_view_if_needed()
+    page.screenshot(path=str(folder / "widgets-1280.png"))

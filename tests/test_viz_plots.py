@@ -187,3 +187,25 @@ def test_a_returned_figure_shows_as_an_image_in_jupyter_without_magic():
     assert displayed[0]["output_type"] == "display_data" and displayed[0]["data"]["image/png"]
     # ... and it did so without pyplot's global state.
     assert displayed[1]["data"]["text/plain"] == "False"
+
+
+def test_training_curves_with_few_steps_show_each_step_on_a_readable_axis():
+    from micrograd_edu.viz.plots import training_curves_plot
+
+    ax = training_curves_plot({"train": [0.5], "test": [0.7]}).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1"]  # one whole step, not 0.945
+    assert ax.get_yscale() == "linear"  # inside one decade a log axis reads 5×10⁻¹
+    assert all(line.get_marker() == "o" for line in ax.lines)  # one point is no line
+    ax = training_curves_plot({"train": list(1.0 / np.arange(1, 300))}).axes[0]
+    assert ax.get_yscale() == "log" and ax.lines[0].get_marker() in ("None", None, "")
+
+
+def test_the_h_panel_moved_from_code_shows_that_value_everywhere():
+    pytest.importorskip("ipywidgets")
+    panel = FiniteDifferencePanel(math.exp, math.e, 1.0, h=1e-4)
+    assert panel.slider.value == 1e-4 and panel.text.value.startswith("h = 1.0e-04")
+    text = panel.update(1e-8)  # from code: the slider follows, so a redraw cannot undo it
+    assert panel.slider.value == 1e-8 and text.startswith("h = 1.0e-08")
+    panel.slider.value = 1e-3  # the slider, as a drag moves it
+    assert panel.text.value.startswith("h = 1.0e-03")
+    assert panel.image.layout.width == "540px" and panel.image.value[:4] == b"\x89PNG"

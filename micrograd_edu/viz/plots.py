@@ -206,11 +206,28 @@ def training_curves_plot(
     """One line per named curve (``{"train": losses, "test": losses}``) against step."""
     if not curves:
         raise ValueError("training_curves_plot: no curves given; pass {'train': [...]} ")
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = _axes("Training")
+    steps = max(len(values) for values in curves.values())
+    every = np.concatenate([np.asarray(v, dtype=float) for v in curves.values()])
+    positive = every[np.isfinite(every) & (every > 0)]
     for name, values in curves.items():
-        ax.plot(np.arange(1, len(values) + 1), np.asarray(values, dtype=float), label=name)
-    if log:
+        few = len(values) <= 20  # a handful of points: show each one (one point is no line)
+        ax.plot(
+            np.arange(1, len(values) + 1),
+            np.asarray(values, dtype=float),
+            "o-" if few else "-",
+            label=name,
+        )
+    # a log axis only where the losses span more than a decade (its labels are odd inside one)
+    if log and positive.size and positive.max() > 10 * positive.min():
         ax.set_yscale("log")
+    if steps <= 20:  # steps are whole numbers: one tick each
+        ax.set_xticks(range(1, steps + 1))
+        ax.set_xlim(0.5, steps + 0.5)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
     ax.set_ylabel(ylabel)
     ax.legend()

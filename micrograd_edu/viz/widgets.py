@@ -42,6 +42,29 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
     }
 
 
+# A figure is drawn at twice the pixels it is shown with, so it stays sharp on a laptop's
+# high-density screen, and shown at its own aspect ratio, never wider than the output area.
+_DPI = 90
+
+
+def _image() -> Any:
+    import ipywidgets as w
+
+    return w.Image(format="png", layout=w.Layout(height="auto", max_width="100%"))
+
+
+def _show(image: Any, fig: Any) -> None:
+    image.layout.width = f"{round(fig.get_figwidth() * _DPI)}px"
+    image.value = png_bytes(fig, dpi=2 * _DPI)
+
+
+def _slider_layout() -> dict[str, Any]:
+    import ipywidgets as w
+
+    # wide enough to pick a value by eye; the description never cut off
+    return {"layout": w.Layout(width="min(560px, 100%)"), "style": {"description_width": "8em"}}
+
+
 class _Panel:
     widget: Any
 
@@ -63,6 +86,7 @@ class FiniteDifferencePanel(_Panel):
         exact: float,
         x: float,
         hs: Sequence[float] | None = None,
+        h: float = 1e-6,
     ) -> None:
         import ipywidgets as w
 
@@ -71,24 +95,28 @@ class FiniteDifferencePanel(_Panel):
         study = step_size_study(f, x, self.hs, exact)
         self.forward, self.central = study.forward_errors, study.central_errors
         self.slider = w.FloatLogSlider(
-            value=1e-6, base=10, min=-15, max=-1, step=0.25, description="h", readout_format=".1e"
-        )
+            value=h, base=10, min=-15, max=-1, step=0.25, description="h", readout_format=".1e",
+            **_slider_layout(),
+        )  # fmt: skip
         self.text = w.HTML()
-        self.image = w.Image(format="png")
+        self.image = _image()
         self.slider.observe(lambda change: self.update(change["new"]), names="value")
         self.widget = w.VBox([self.slider, self.text, self.image])
         self.update(self.slider.value)
 
     def update(self, h: float) -> str:
-        """Redraw for step ``h``; returns the text shown under the slider."""
+        """Redraw for step ``h`` and move the slider there (code and the slider stay one
+        value); returns the text shown under the slider."""
+        if self.slider.value != h:
+            self.slider.value = h  # its observer redraws
+            return self.text.value
         r = fd_errors(self.f, self.exact, self.x, h)
         text = (
             f"h = {h:.1e}: forward error {r['forward_error']:.2e}, "
             f"central error {r['central_error']:.2e}"
         )
         self.text.value = text
-        fig = fd_error_plot(self.hs, self.forward, self.central, h_marker=h)
-        self.image.value = png_bytes(fig)
+        _show(self.image, fd_error_plot(self.hs, self.forward, self.central, h_marker=h))
         return text
 
 
@@ -149,16 +177,18 @@ class TrainingPanel(_Panel):
         import ipywidgets as w
 
         self.train_fn = train
+        look = _slider_layout()
         self.learning_rate = w.FloatLogSlider(
-            value=learning_rate, base=10, min=-4, max=0, description="learning rate"
+            value=learning_rate, base=10, min=-4, max=0, description="learning rate", **look
         )
-        self.width = w.IntSlider(value=width, min=1, max=128, description="width")
-        self.depth = w.IntSlider(value=depth, min=1, max=12, description="depth")
-        self.epochs = w.IntSlider(value=epochs, min=1, max=5000, description="epochs")
+        self.width = w.IntSlider(value=width, min=1, max=128, description="width", **look)
+        self.depth = w.IntSlider(value=depth, min=1, max=12, description="depth", **look)
+        self.epochs = w.IntSlider(value=epochs, min=1, max=5000, description="epochs", **look)
         self.button = w.Button(description="Train", button_style="primary")
         self.progress = w.IntProgress(value=0, min=0, max=1, description="progress")
-        self.status = w.HTML()
-        self.image = w.Image(format="png")
+        self.status = w.HTML("press <b>Train</b> to train with these settings")
+        self.image = _image()
+        self.image.layout.display = "none"  # no empty (broken) image before the first run
         self.button.on_click(lambda _: self.train())
         sliders = [self.learning_rate, self.width, self.depth, self.epochs]
         self.widget = w.VBox(
@@ -191,5 +221,6 @@ class TrainingPanel(_Panel):
             f"{k} {v[-1]:.3g}" for k, v in curves.items() if v and math.isfinite(v[-1])
         )
         self.status.value = f"done: final {last}"
-        self.image.value = png_bytes(training_curves_plot(curves))
+        _show(self.image, training_curves_plot(curves))
+        self.image.layout.display = None
         return curves
