@@ -24,9 +24,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import sandbox
 from .notebook import NotebookError, code_cells, read_notebook
@@ -98,9 +99,15 @@ class _Attempt:
 
 
 def grade_submission(
-    path: str | Path, exercises: Sequence[Exercise], seed: str, limits: Limits = Limits()
+    path: str | Path,
+    exercises: Sequence[Exercise],
+    seed: str,
+    limits: Limits = Limits(),
+    judging: Callable[[Exercise, str, Any, bool], ExerciseResult] | None = None,
 ) -> Row:
-    """Grade one notebook; whatever the submission does, return its row."""
+    """Grade one notebook; whatever the submission does, return its row. ``judging``
+    (:func:`~micrograd_edu.grading.judging.judges`) judges in a limited process of its
+    own; without it, the judges run here."""
     started = time.perf_counter()
     name = Path(path).name
     try:
@@ -127,8 +134,11 @@ def grade_submission(
             if ex.id in attempt.errors:
                 results[ex.id] = broken(ex, attempt.errors[ex.id])
             elif ex.id in attempt.observed:
-                results[ex.id] = judge(
-                    ex, cases[ex.id], attempt.observed[ex.id], limits.all_or_nothing
+                seen = attempt.observed[ex.id]
+                results[ex.id] = (
+                    judging(ex, seed, seen, limits.all_or_nothing)
+                    if judging
+                    else judge(ex, cases[ex.id], seen, limits.all_or_nothing)
                 )
         # Every round settles something: a cell to skip, an exercise, or all that is left.
         kind, key = attempt.blame or (None, None)

@@ -22,6 +22,7 @@ from typing import Any
 from . import sandbox
 from .batch import Limits, Row, grade_submission, require_posix
 from .feedback import describe
+from .judging import judges
 from .notebook import NotebookError, code_cells, read_notebook
 from .registry import EXERCISES, Exercise, ExerciseResult, broken, chapter
 
@@ -121,10 +122,13 @@ def grade_all(
         if gradescope_path:
             _replace(gradescope_path, json.dumps(_gradescope_file(done, run), indent=1) + "\n")
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with (
+        judges(seconds=limits.timeout) as judging,
+        ThreadPoolExecutor(max_workers=max(1, workers)) as pool,
+    ):
         plans = [(path, *_exercises(path, chapter_number)) for path in submissions]
         futures = {
-            pool.submit(grade_submission, path, exercises, seed, limits): i
+            pool.submit(grade_submission, path, exercises, seed, limits, judging): i
             for i, (path, exercises, _) in enumerate(plans)
         }
         try:
