@@ -48,3 +48,25 @@ def test_a_slow_or_hungry_judgement_costs_its_exercise_only(tmp_path, monkeypatc
         assert not hungry.passed and hungry.score == 0  # MemoryError: read as a failure
         assert judge(_exercise("fine"), "s", ok, False).passed  # a fresh process after the kill
         assert not judge(_exercise("fine"), "s", {"checks": [[{}]]}, False).passed
+
+
+def test_no_case_sent_to_a_submission_carries_an_expected_value():
+    # Cases carry inputs only; what a judge compares with (closed forms, held-out targets)
+    # travels under HELD, which inputs() strips before a case reaches the student's side.
+    from micrograd_edu.grading import EXERCISES
+    from micrograd_edu.grading.registry import HELD, draw_cases, inputs
+
+    answers = {"exact", "expected", "want", "answer", "beta", "y_test", HELD}
+
+    def keys(value):
+        if isinstance(value, dict):
+            yield from value
+            for v in value.values():
+                yield from keys(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from keys(v)
+
+    for ex in EXERCISES.values():
+        sent = inputs(draw_cases(ex, "any"))
+        assert not answers & set(keys(sent)), ex.id

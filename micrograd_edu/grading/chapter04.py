@@ -19,7 +19,7 @@ from ..graph import topological_order as _reference_order
 from ..numerical import gradient
 from ..rules import MATH, RULES
 from .plain import as_float, as_floats, close, describe, too_long
-from .registry import Case, Check, Exercise, register
+from .registry import HELD, Case, Check, Exercise, register
 
 Graph = list[dict[str, Any]]
 _UNARY = ("sin", "tanh", "cos")
@@ -290,7 +290,7 @@ def _judge_expression(case: Case, seen: dict) -> str | None:
         return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
     # closed forms where the case has them, else central differences of the float expression
     want = (
-        case.get("exact")
+        case.get(HELD)
         or gradient(lambda *xs: _float_expression(case, list(xs)), leaves, 1e-6).gradient.tolist()
     )
     for k, (got, exact) in enumerate(zip(grads, want, strict=True)):
@@ -309,19 +309,19 @@ def _number(rng: random.Random, low: float = 0.3, high: float = 2.0) -> float:
 
 def _product(rng: random.Random) -> Case:
     a, b = _number(rng), _number(rng)
-    return {"leaves": [a, b], "steps": [["mul", 0, 1]], "text": "a * b", "exact": [b, a]}
+    return {"leaves": [a, b], "steps": [["mul", 0, 1]], "text": "a * b", HELD: [b, a]}
 
 
 def _square(rng: random.Random) -> Case:
     a = _number(rng)
-    return {"leaves": [a], "steps": [["mul", 0, 0]], "text": "a * a", "exact": [2 * a]}
+    return {"leaves": [a], "steps": [["mul", 0, 0]], "text": "a * a", HELD: [2 * a]}
 
 
 def _with_number(rng: random.Random) -> Case:
     a, c = _number(rng), _number(rng)
     op = rng.choice(("rmul", "mulc"))
     text = f"{c} * a" if op == "rmul" else f"a * {c}"
-    return {"leaves": [a], "steps": [[op, 0, c]], "text": text, "exact": [c]}
+    return {"leaves": [a], "steps": [[op, 0, c]], "text": text, HELD: [c]}
 
 
 def _nested_product(rng: random.Random) -> Case:
@@ -331,7 +331,7 @@ def _nested_product(rng: random.Random) -> Case:
         "leaves": [a, b, c],
         "steps": steps,
         "text": "(a * b) * c",
-        "exact": [b * c, a * c, a * b],
+        HELD: [b * c, a * c, a * b],
     }
 
 
@@ -354,7 +354,7 @@ def _product_on_the_right(rng: random.Random) -> Case:
     a, b, c = _number(rng), _number(rng), _number(rng)
     steps = [["mul", 2, 0], ["mul", 1, 3]] if rng.random() < 0.5 else [["mul", 0, 1], ["mul", 2, 3]]
     text = "b * (c * a)" if steps[0] == ["mul", 2, 0] else "c * (a * b)"
-    return {"leaves": [a, b, c], "steps": steps, "text": text, "exact": [b * c, a * c, a * b]}
+    return {"leaves": [a, b, c], "steps": steps, "text": text, HELD: [b * c, a * c, a * b]}
 
 
 MUL = register(
