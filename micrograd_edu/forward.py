@@ -23,7 +23,7 @@ import numpy as np
 
 from .functions import as_float, attach_rules, evaluate
 from .graph import lecture_order
-from .rules import Rule
+from .rules import MATH, Rule
 
 __all__ = [
     "Dual",
@@ -51,8 +51,8 @@ class Dual:
     __slots__ = ("primal", "tangent")
 
     def __init__(self, primal: float, tangent: float = 0.0) -> None:
-        self.primal = as_float(primal, "Dual")
-        self.tangent = as_float(tangent, "Dual")
+        self.primal = primal if type(primal) is float else as_float(primal, "Dual")
+        self.tangent = tangent if type(tangent) is float else as_float(tangent, "Dual")
 
     def __repr__(self) -> str:
         return f"Dual(primal={self.primal!r}, tangent={self.tangent!r})"
@@ -72,15 +72,44 @@ def _apply(rule: Rule, made_by: Dual, args: tuple[Any, ...]) -> Dual:
     return made_by._result(rule, args, out, float(tangent))
 
 
+_NUMBERS = (float, int)
+
+# The fast paths below inline `evaluate` for the rules without a domain (add, mul,
+# sin, exp, ...), as Value's do: one call of the value and of each partial, no checks.
+# The others (div, pow, log, sqrt) go through `_apply`, which checks their domains.
+
+
 def _unary(rule: Rule) -> Callable[[Dual], Dual]:
-    return lambda self: _apply(rule, self, (self,))
+    if rule.domain or rule.grad_domain:
+        return lambda self: _apply(rule, self, (self,))
+    value, (partial,) = rule.value, rule.partials
+
+    def op(self: Dual) -> Dual:
+        x = self.primal
+        out = value(MATH, x)
+        return self._result(rule, (self,), out, float(partial(MATH, out, x) * self.tangent))
+
+    return op
 
 
 def _binary(rule: Rule, reflected: bool) -> Callable[[Dual, Any], Dual]:
+    checked = rule.domain or rule.grad_domain
+    value, (da, db) = rule.value, rule.partials
+
     def op(self: Dual, other: Any) -> Dual:
         if not isinstance(other, Dual):
-            other = as_float(other, rule.name, "Dual")
-        return _apply(rule, self, (other, self) if reflected else (self, other))
+            other = float(other) if type(other) in _NUMBERS else as_float(other, rule.name, "Dual")
+        a, b = (other, self) if reflected else (self, other)
+        if checked:
+            return _apply(rule, self, (a, b))
+        # a constant has tangent 0: its term is skipped, as in _apply
+        x, tx = (a.primal, a.tangent) if isinstance(a, Dual) else (a, 0.0)
+        y, ty = (b.primal, b.tangent) if isinstance(b, Dual) else (b, 0.0)
+        out = value(MATH, x, y)
+        tangent = (da(MATH, out, x, y) * tx if tx else 0.0) + (
+            db(MATH, out, x, y) * ty if ty else 0.0
+        )
+        return self._result(rule, (a, b), out, float(tangent))
 
     return op
 
