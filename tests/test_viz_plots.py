@@ -209,3 +209,21 @@ def test_the_h_panel_moved_from_code_shows_that_value_everywhere():
     panel.slider.value = 1e-3  # the slider, as a drag moves it
     assert panel.text.value.startswith("h = 1.0e-03")
     assert panel.image.layout.width == "540px" and panel.image.value[:4] == b"\x89PNG"
+
+
+def test_a_stale_echo_from_the_front_end_does_not_undo_a_value_set_from_code(monkeypatch):
+    # A front end drawing the slider while code moved it can send back the value it was drawn
+    # with; set_state is how a front end's message arrives in the kernel.
+    pytest.importorskip("ipywidgets")
+    from micrograd_edu.viz import widgets
+
+    panel = FiniteDifferencePanel(math.exp, math.e, 1.0)  # drawn at 1e-6
+    panel.slider.value = 1e-8  # code
+    panel.slider.set_state({"value": 1e-6})  # the stale echo
+    assert panel.slider.value == 1e-8 and panel.text.value.startswith("h = 1.0e-08")
+    panel.slider.set_state({"value": 1e-3})  # a real drag
+    assert panel.slider.value == 1e-3 and panel.text.value.startswith("h = 1.0e-03")
+    monkeypatch.setattr(widgets, "_ECHO_SECONDS", 0.0)  # long after: a drag back is a drag
+    panel.slider.value = 1e-8
+    panel.slider.set_state({"value": 1e-3})
+    assert panel.slider.value == 1e-3

@@ -10,6 +10,7 @@ on the notebook's matplotlib backend.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +42,8 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
         "central_error": abs(central - exact),
     }
 
+
+_ECHO_SECONDS = 3.0  # how long after a value set from code a front end's old value is stale
 
 # A figure is drawn at twice the pixels it is shown with, so it stays sharp on a laptop's
 # high-density screen, and shown at its own aspect ratio, never wider than the output area.
@@ -100,9 +103,26 @@ class FiniteDifferencePanel(_Panel):
         )  # fmt: skip
         self.text = w.HTML()
         self.image = _image()
-        self.slider.observe(lambda change: self.update(change["new"]), names="value")
+        self._code: tuple[float, float, float] | None = None  # (before, value, when) set from code
+        self.slider.observe(self._changed, names="value")
         self.widget = w.VBox([self.slider, self.text, self.image])
         self.update(self.slider.value)
+
+    def _changed(self, change: dict[str, Any]) -> None:
+        # A front end that draws the slider while code changes its value can send back the
+        # value it was drawn with, a moment later: a stale echo that would undo the code's
+        # value. A change from the front end (its properties are locked while it applies)
+        # that returns to the value code just replaced is taken for that echo and undone.
+        from_front_end = "value" in getattr(self.slider, "_property_lock", {})
+        now = time.monotonic()
+        if not from_front_end:
+            self._code = (change["old"], change["new"], now)
+        elif self._code and change["new"] == self._code[0] and now - self._code[2] < _ECHO_SECONDS:
+            value = self._code[1]
+            self._code = None
+            self.slider.value = value  # after the lock is released: sent to the front end
+            return
+        self.update(change["new"])
 
     def update(self, h: float) -> str:
         """Redraw for step ``h`` and move the slider there (code and the slider stay one
