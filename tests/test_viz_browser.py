@@ -154,6 +154,10 @@ def jupyterlab(request, tmp_path):
                  "JUPYTERLAB_SETTINGS_DIR"):  # fmt: skip
         env[name] = str(tmp_path / name.lower())
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp_path / "workspaces")
+    # Every cell rendered (no windowing), so a test sees every output, not only those on screen.
+    tracker = tmp_path / "jupyterlab_settings_dir" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     log = tmp_path / "server.log"
     app = "jupyterlab" if request.param == "lab" else "notebook"
     command = [
@@ -338,3 +342,60 @@ def _check_widgets(page, folder: Path) -> None:
     )
     page.locator(".widget-image").nth(1).scroll_into_view_if_needed()
     page.screenshot(path=str(folder / "widgets-1280.png"))
+
+
+def _run_and_wait(page, url: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+    expect(page.get_by_role("button", name=re.compile(r"\| Idle$"))).to_be_visible(timeout=SLOW)
+    _run_all_cells(page)
+    # done: every code cell has a number and none is queued or running
+    page.wait_for_function(
+        """() => {
+            const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+            const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }""",
+        timeout=SLOW,
+    )
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the browser test runs on Linux CI")
+@pytest.mark.parametrize("jupyterlab", ["lab"], indirect=True)
+def test_every_chapter_fits_a_laptop_screen(jupyterlab):
+    """Each lecture run top to bottom in JupyterLab at 1,280 x 800 with the file browser
+    open: no cell errs, every diagram lies inside its output area at no less than half its
+    natural size, and a screenshot per chapter is saved for a look by eye."""
+    from playwright.sync_api import sync_playwright
+
+    url, log = jupyterlab
+    served = log.parent / "notebooks"
+    chapters = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    for path in chapters:
+        shutil.copy(path, served / path.name)
+    base = url.rsplit("/", 1)[0]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, timeout=SLOW)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(SLOW)
+            for path in chapters:
+                _run_and_wait(page, f"{base}/{path.name}?reset")  # one notebook open at a time
+                errors = page.locator("[data-mime-type='application/vnd.jupyter.error']")
+                assert errors.count() == 0, (path.name, errors.first.inner_text()[:500])
+                for box in _diagram_boxes(page):
+                    assert box["right"] <= box["area_right"] + 1, (path.name, box)
+                    assert box["shown"] >= 0.5 * box["natural"] - 1, (path.name, box)
+                first = page.locator(
+                    ".jp-OutputArea-output .mge-diagram, .jp-OutputArea-output img"
+                )
+                if first.count():
+                    first.first.scroll_into_view_if_needed()
+                page.screenshot(path=str(log.parent / f"chapter-{path.stem}-1280.png"))
+        except Exception:
+            print(log.read_text()[-3000:])
+            raise
+        finally:
+            browser.close()
