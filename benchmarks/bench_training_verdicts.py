@@ -1,0 +1,113 @@
+"""How often the training exercises pass, over 50 grader seeds: the verdicts must not be luck.
+
+For 09.train_model and 10.train_classifier, each judged on the grader's own data drawn from
+a seed, this grades over 50 seeds:
+
+* the reference solution (read from the instructor's solution notebook);
+* for 09, a student who uses the lecture's own slider settings (a ReLU net of width 32 and
+  depth 3, Adam at 3e-3, batches of 32, 100 epochs): it passes in the notebook, so it must
+  pass on every seed in the batch too (one verdict);
+* a model that does not learn (the mean of the training targets; the most common class),
+  which must fail on every seed.
+
+Run: ``python benchmarks/bench_training_verdicts.py [seeds]``. Prints the pass counts and
+whether each meets its target (all 50 for the first two, none for the last); a missed target
+is reported, not asserted, as for every benchmark.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from micrograd_edu import Tensor, optim
+from micrograd_edu.experiments import deep_relu_net
+
+SEEDS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+
+
+def _batches(n, rng):
+    order = rng.permutation(n)
+    return [order[k : k + 32] for k in range(0, n, 32)]
+
+
+def _solution(name: str, function: str):
+    """The reference answer: the function as the instructor's solution notebook writes it."""
+    import json
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parents[1] / "solutions" / f"{name}.ipynb"
+    namespace: dict = {}
+    for cell in json.loads(notebook.read_text())["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and ("import" in source.split("\n")[0] or "def " in source):
+            if "check(" not in source and "print(" not in source:
+                exec(source, namespace)
+    return namespace[function]
+
+
+def lecture_sliders_09(x, y, seed):
+    rng = np.random.default_rng(seed)
+    model = deep_relu_net(width=32, layers=4, seed=seed)
+    opt = optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(100):
+        for rows in _batches(len(x), rng):
+            opt.zero_grad()
+            ((model(Tensor(x[rows])) - Tensor(y[rows])) ** 2).mean().backward()
+            opt.step()
+    return lambda x_new: model(Tensor(x_new)).data
+
+
+def mean_only_09(x, y, seed):
+    return lambda x_new: np.full(len(x_new), float(np.mean(y)))
+
+
+def most_common_10(X, labels, seed):
+    return lambda X_new: np.full(len(X_new), int(np.bincount(labels).argmax()))
+
+
+CANDIDATES = {
+    "09.train_model": {
+        "reference": ("train_model", "09_mlp", True),
+        "lecture's slider settings": ("train_model", lecture_sliders_09, True),
+        "does not learn (the mean)": ("train_model", mean_only_09, False),
+    },
+    "10.train_classifier": {
+        "reference": ("train_classifier", "10_digits", True),
+        "does not learn (one class)": ("train_classifier", most_common_10, False),
+    },
+}
+
+
+def _passed(job):
+    exercise_id, name, seed = job
+    from micrograd_edu.grading import exercise
+    from micrograd_edu.grading.registry import draw_cases, judge, observe
+
+    function_name, function, _ = CANDIDATES[exercise_id][name]
+    if isinstance(function, str):
+        function = _solution(function, function_name)
+    ex = exercise(exercise_id)
+    cases = draw_cases(ex, f"seed{seed}")
+    return judge(ex, cases, observe(ex, {function_name: function}, cases)).passed
+
+
+def main() -> None:
+    print(f"training exercises over {SEEDS} grader seeds (pass count)")
+    jobs = [(e, n, s) for e, names in CANDIDATES.items() for n in names for s in range(SEEDS)]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        verdicts = list(pool.map(_passed, jobs, chunksize=4))
+    results = dict(zip(jobs, verdicts, strict=True))
+    for exercise_id, names in CANDIDATES.items():
+        print(exercise_id)
+        for name, (_, _, should_pass) in names.items():
+            passes = sum(results[exercise_id, name, s] for s in range(SEEDS))
+            target = SEEDS if should_pass else 0
+            print(f"  {name:28s} {passes:3d}/{SEEDS}  (target {target}/{SEEDS})  "
+                  f"met: {passes == target}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
