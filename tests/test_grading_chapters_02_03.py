@@ -2,6 +2,7 @@
 
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from grading_helpers import explained, failed_checks, grade
@@ -268,21 +269,41 @@ class NoChainRule(MyDual):
         return MyDual(math.log(self.primal), 1 / self.primal)
 
 
+class ProductNotADual(MyDual):  # right numbers, but the result cannot be multiplied again
+    def __mul__(self, other):
+        out = MyDual.__mul__(self, other)
+        return SimpleNamespace(primal=out.primal, tangent=out.tangent)
+
+    __rmul__ = __mul__
+
+
+class FunctionsDropTheirType(MyDual):  # right numbers, but exp(x) is no longer a dual
+    def exp(self):
+        out = MyDual.exp(self)
+        return SimpleNamespace(primal=out.primal, tangent=out.tangent)
+
+
+COMPOSE_MUL = "products compose: (x * y) * z, and x * x"
+COMPOSE = "they compose: log(exp(sin(exp(x))))"
+
+
 @pytest.mark.parametrize(
     "cls, exercise_id, failing",
     [
         (
             TangentProduct,
             "03.dual_mul",
-            {"product rule on the tangents", "a plain number is a constant"},
+            {"product rule on the tangents", "a plain number is a constant", COMPOSE_MUL},
         ),
         (ConstantHasTangentOne, "03.dual_mul", {"a plain number is a constant"}),
-        (InPlace, "03.dual_mul", {"leaves its operands unchanged"}),
+        (InPlace, "03.dual_mul", {"leaves its operands unchanged", COMPOSE_MUL}),
+        (ProductNotADual, "03.dual_mul", {COMPOSE_MUL}),
         (
             NoChainRule,
             "03.dual_functions",
-            {"sin: chain rule", "exp: chain rule", "log: chain rule"},
+            {"sin: chain rule", "exp: chain rule", "log: chain rule", COMPOSE},
         ),
+        (FunctionsDropTheirType, "03.dual_functions", {COMPOSE}),
     ],
 )
 def test_each_dual_mistake_fails_its_check(cls, exercise_id, failing):

@@ -104,6 +104,31 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     return "x * y changed x or y: the operands must keep their primal and tangent"
 
 
+def _three_duals(rng: random.Random) -> list[Case]:
+    names = ("a", "da", "b", "db", "c", "dc")
+    return [{name: rng.uniform(-3, 3) for name in names} for _ in range(3)]
+
+
+def _run_composed_mul(functions: dict, case: Case) -> dict:
+    make = _own_dual(functions)
+    x, y, z = (make(case[k], case["d" + k]) for k in "abc")
+    out, square = (x * y) * z, x * x
+    return {"primal": [out.primal, square.primal], "tangent": [out.tangent, square.tangent]}
+
+
+def _judge_composed_mul(case: Case, seen: dict) -> str | None:
+    a, da, b, db, c, dc = (case[k] for k in ("a", "da", "b", "db", "c", "dc"))
+    want = [a * b * c, a * a], [da * b * c + a * db * c + a * b * dc, 2 * a * da]
+    got = [as_floats(seen.get(k), 2) for k in ("primal", "tangent")]
+    if None in got:
+        return "(x * y) * z or x * x did not give duals with a number primal and tangent"
+    for what, g, w in zip(("primal", "tangent"), got, want, strict=True):
+        for text, value, right in zip(("(x * y) * z", "x * x"), g, w, strict=True):
+            if not close(value, right, 1e-12, 1e-12):
+                return f"wrong {what} for {text} at {_shown(case)}"
+    return None
+
+
 MUL = register(
     Exercise(
         "03.dual_mul",
@@ -128,6 +153,14 @@ MUL = register(
                 _constant_cases,
                 _run_constant,
                 _judge_pair(lambda c: (c["a"] * c["c"], c["da"] * c["c"]), "x * c"),
+            ),
+            Check(
+                "products compose: (x * y) * z, and x * x",
+                "a product is itself a MyDual that can be multiplied again; x * x uses the "
+                "same dual twice, and each use contributes to the tangent",
+                _three_duals,
+                _run_composed_mul,
+                _judge_composed_mul,
             ),
             Check(
                 "leaves its operands unchanged",
@@ -166,6 +199,21 @@ def _function_check(name: str, hint: str) -> Check:
     return Check(f"{name}: chain rule", hint, cases, run, _judge_pair(exact, f"x.{name}()"))
 
 
+def _composed_cases(rng: random.Random) -> list[Case]:
+    return [{"a": rng.uniform(0.2, 1.5), "da": rng.uniform(-2, 2)} for _ in range(3)]
+
+
+def _run_composed_functions(functions: dict, case: Case) -> dict:
+    x = _own_dual(functions)(case["a"], case["da"])
+    out = x.exp().sin().exp().log()  # log(exp(sin(exp(x)))) = sin(exp(x))
+    return {"primal": out.primal, "tangent": out.tangent}
+
+
+def _composed_exact(case: Case) -> tuple[float, float]:
+    a, da = case["a"], case["da"]
+    return math.sin(math.exp(a)), math.cos(math.exp(a)) * math.exp(a) * da
+
+
 FUNCTIONS = register(
     Exercise(
         "03.dual_functions",
@@ -185,6 +233,14 @@ FUNCTIONS = register(
             _function_check(
                 "log",
                 "log(a + ȧε) = log a + ȧ / a ε: divide the tangent by the primal",
+            ),
+            Check(
+                "they compose: log(exp(sin(exp(x))))",
+                "each function returns a MyDual whose tangent already carries the chain "
+                "rule so far, so the next function multiplies its own derivative in",
+                _composed_cases,
+                _run_composed_functions,
+                _judge_pair(_composed_exact, "x.exp().sin().exp().log()"),
             ),
         ),
         withheld=WITHHELD,
