@@ -4,7 +4,7 @@ what a student is shown: the statement, every check's hint, every mistake's hint
 feedback on the typical mistakes the chapters' tests grade."""
 
 import pytest
-from grading_helpers import spoilers
+from grading_helpers import grade, spoilers
 
 from micrograd_edu.grading import EXERCISES
 
@@ -30,3 +30,18 @@ def test_no_statement_or_hint_contains_the_answer(ex):
 def test_a_spoiler_is_caught():
     (ex,) = [ex for ex in WITH_ANSWERS if ex.id == "10.weighted_cross_entropy_backward"]
     assert spoilers(ex, ["hint: return P - ONEHOT over N"])
+
+
+WITH_MISTAKES = [ex for ex in EXERCISES.values() if any(c.mistakes for c in ex.checks)]
+
+
+@pytest.mark.parametrize("ex", WITH_MISTAKES, ids=[ex.id for ex in WITH_MISTAKES])
+def test_a_function_that_only_raises_gets_no_targeted_hint(ex):
+    # A raise is reported once with the student's line; no mistake model may claim it
+    # (a model that reads a missing observation as "nothing listed" would).
+    def raises(*args, **kwargs):
+        raise RuntimeError("a typo")
+
+    result = grade(ex.id, {name: raises for name in ex.names})
+    assert result.score == 0
+    assert all(c.hint == "" for c in result.checks), [(c.name, c.hint) for c in result.checks]

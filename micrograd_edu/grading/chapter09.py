@@ -230,7 +230,9 @@ def _beta_grew(case: Case, seen: dict) -> bool:
 
 
 def _diverged(case: Case, seen: dict) -> bool:
-    got = np.array(seen.get("beta"), dtype=float).reshape(-1)
+    if seen.get("beta") is None:  # it raised, or returned nothing: not a descent seen
+        return False
+    got = np.array(seen["beta"], dtype=float).reshape(-1)
     return not np.all(np.isfinite(got)) or float(np.max(np.abs(got))) > 1e6
 
 
