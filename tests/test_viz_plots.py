@@ -227,3 +227,18 @@ def test_a_stale_echo_from_the_front_end_does_not_undo_a_value_set_from_code(mon
     panel.slider.value = 1e-8
     panel.slider.set_state({"value": 1e-3})
     assert panel.slider.value == 1e-3
+
+
+def test_a_value_set_from_code_is_sent_again_for_a_front_end_that_missed_it(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    import time
+
+    from micrograd_edu.viz import widgets
+
+    monkeypatch.setattr(widgets, "_RESEND_AFTER", (0.01, 0.02))
+    panel = FiniteDifferencePanel(math.exp, math.e, 1.0)
+    sent = []
+    monkeypatch.setattr(panel.slider, "send_state", lambda key=None: sent.append(key))
+    panel.slider.value = 1e-8
+    time.sleep(0.3)
+    assert sent == ["value"] * 3  # the change itself, then sent again twice

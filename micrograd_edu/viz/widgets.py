@@ -10,6 +10,7 @@ on the notebook's matplotlib backend.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -43,7 +44,9 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
     }
 
 
-_ECHO_SECONDS = 3.0  # how long after a value set from code a front end's old value is stale
+_ECHO_SECONDS = 10.0  # how long after a value set from code a front end's old value is stale
+_RESEND_AFTER = (1.0, 4.0)  # seconds: a value set from code is sent again, for a front end
+# that was still building the slider and missed the first message
 
 # A figure is drawn at twice the pixels it is shown with, so it stays sharp on a laptop's
 # high-density screen, and shown at its own aspect ratio, never wider than the output area.
@@ -117,12 +120,20 @@ class FiniteDifferencePanel(_Panel):
         now = time.monotonic()
         if not from_front_end:
             self._code = (change["old"], change["new"], now)
+            for delay in _RESEND_AFTER:
+                timer = threading.Timer(delay, self._resend, args=(change["new"],))
+                timer.daemon = True
+                timer.start()
         elif self._code and change["new"] == self._code[0] and now - self._code[2] < _ECHO_SECONDS:
             value = self._code[1]
             self._code = None
             self.slider.value = value  # after the lock is released: sent to the front end
             return
         self.update(change["new"])
+
+    def _resend(self, value: float) -> None:
+        if self.slider.value == value:  # still the value code set: make sure it is shown
+            self.slider.send_state("value")
 
     def update(self, h: float) -> str:
         """Redraw for step ``h`` and move the slider there (code and the slider stay one
