@@ -15,7 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
-from test_viz_browser import CHROMIUM_ARGS, SLOW, _chromium, _free_port, _missing, _stop
+from test_viz_browser import (
+    CHROMIUM_ARGS,
+    SLOW,
+    _chromium,
+    _free_port,
+    _stop,
+    private_jupyter_env,
+    require_browser,
+)
 
 from micrograd_edu.course import command
 
@@ -36,16 +44,8 @@ def _printed_url(server: subprocess.Popen, log: Path) -> str:
 
 @pytest.fixture(params=["lab", "notebook"])
 def course(request, tmp_path):
-    reason = _missing()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser test cannot run in CI: {reason}")
-        pytest.skip(reason)
-    env = dict(os.environ)
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                 "JUPYTERLAB_SETTINGS_DIR"):  # fmt: skip
-        env[name] = str(tmp_path / name.lower())
-    env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp_path / "workspaces")
+    require_browser()
+    env = private_jupyter_env(tmp_path)
     log = tmp_path / "server.log"
     args = command(request.param, port=_free_port(), browser=False)
     args += ["--ServerApp.ip=127.0.0.1", "--LabApp.news_url=",

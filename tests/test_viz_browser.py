@@ -136,24 +136,34 @@ def _wait_for_server(port: int, server: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"JupyterLab did not start within 120 s:\n{log.read_text()[-2000:]}")
 
 
-@pytest.fixture(params=["lab", "notebook"])  # JupyterLab 4 and Notebook 7
-def jupyterlab(request, tmp_path):
+def require_browser() -> None:
+    """Skip with the reason where the browser tests cannot run; under CI, fail instead."""
     reason = _missing()
     if reason:
         if os.environ.get("CI"):
             pytest.fail(f"browser test cannot run in CI: {reason}")
         pytest.skip(reason)
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
-    _notebook(notebooks / "viz.ipynb")
-    port = _free_port()
+
+
+def private_jupyter_env(tmp_path: Path) -> dict[str, str]:
+    """The environment with Jupyter's settings, workspaces and runtime files in tmp_path."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    # Keep JupyterLab's settings, workspaces and runtime files inside tmp_path.
     for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
                  "JUPYTERLAB_SETTINGS_DIR"):  # fmt: skip
         env[name] = str(tmp_path / name.lower())
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(tmp_path / "workspaces")
+    return env
+
+
+@pytest.fixture(params=["lab", "notebook"])  # JupyterLab 4 and Notebook 7
+def jupyterlab(request, tmp_path):
+    require_browser()
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    _notebook(notebooks / "viz.ipynb")
+    port = _free_port()
+    env = private_jupyter_env(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     # Every cell rendered (no windowing), so a test sees every output, not only those on screen.
     tracker = tmp_path / "jupyterlab_settings_dir" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)

@@ -69,11 +69,11 @@ class _Worker:
             self.process.stdin.write((json.dumps(request) + "\n").encode())
             self.process.stdin.flush()
             line = self._read_line(self.seconds + (_START_SECONDS if first else 0.0))
-        except (BrokenPipeError, OSError, TimeoutError, ValueError) as error:
+            return _result(json.loads(line))
+        except (BrokenPipeError, OSError, TimeoutError, ValueError, TypeError) as error:
             self.close()
             why = str(error) or type(error).__name__
             return broken(ex, f"the grader could not judge what this submission reported: {why}")
-        return _result(json.loads(line))
 
     def _read_line(self, seconds: float) -> bytes:
         assert self.process is not None and self.process.stdout is not None
