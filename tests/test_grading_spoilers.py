@@ -18,8 +18,10 @@ def shown(ex) -> list[str]:
     return texts
 
 
-def test_the_chapters_that_list_their_answers():
-    assert {ex.chapter for ex in WITH_ANSWERS} >= {"10"}
+def test_every_exercise_of_chapters_05_to_10_lists_its_answers():
+    # (01-04 come with issue 15's redesign of their exercises)
+    later = [ex for ex in EXERCISES.values() if ex.chapter >= "05"]
+    assert later and all(ex.answers for ex in later), [ex.id for ex in later if not ex.answers]
 
 
 @pytest.mark.parametrize("ex", WITH_ANSWERS, ids=[ex.id for ex in WITH_ANSWERS])
