@@ -51,7 +51,7 @@ def test_the_tree_oracle_agrees_with_the_package_walk(monkeypatch):
     # the package's Module.named_parameters is an independent walk of the same tree
     import random
 
-    from micrograd_edu.grading import chapter08
+    from micrograd_edu.grading.runners import chapter08
 
     monkeypatch.setattr(chapter08._Block, "named_modules", nn.Module.named_modules)
     for k in range(30):

@@ -9,7 +9,8 @@ from grading_helpers import explained, failed_checks, grade
 
 from micrograd_edu.forward import Dual
 from micrograd_edu.grading import chapter, gradebook
-from micrograd_edu.grading.chapter02 import build, encode, evaluate, tree_size
+from micrograd_edu.grading.chapter02 import evaluate, tree_size
+from micrograd_edu.grading.runners.chapter02 import build, encode
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.symbolic import Apply, Constant, Symbol, size
 

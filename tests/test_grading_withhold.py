@@ -4,7 +4,6 @@ own code (which builds on those answers) keeps working."""
 
 import csv
 import importlib
-import math
 import pkgutil
 import subprocess
 import sys
@@ -48,11 +47,8 @@ for module in (graph, chapter04):
         getattr(module, name)(Value(1.0))
     except PermissionError as error:
         print("withheld:", error)
-graph = [{"op": "", "parents": [], "data": 0.5}, {"op": "mul", "parents": [0, 0]},
-         {"op": "tanh", "parents": [1]}]
-x, _, y = chapter04._build(graph, chapter04._ClosureNode)
-chapter04._reference_backward(y)  # the grader's own code, built on topological_order
-print("grader's backward:", x.grad)
+chapter04._own = graph.topological_order  # a private name: the grader's own, kept
+print("grader's own:", len(chapter04._own(Value(0.5) * 2)))
 """
 
 
@@ -69,10 +65,7 @@ def test_withholding_reaches_grading_modules_but_not_the_graders_own_references(
     lines = result.stdout.splitlines()
     message = "micrograd_edu.graph.topological_order is withheld while grading: write your own"
     assert lines[:2] == [f"withheld: {message}"] * 2
-    # d tanh(x²)/dx = 2x (1 - tanh²(x²)) at x = 0.5, in closed form
-    want = 2 * 0.5 * (1 - math.tanh(0.25) ** 2)
-    assert lines[2].startswith("grader's backward:")
-    assert float(lines[2].split(":")[1]) == pytest.approx(want, rel=1e-12)
+    assert lines[2] == "grader's own: 3"  # 0.5, the constant 2 and their product
 
 
 def test_a_submission_importing_topological_order_from_any_public_path_gets_0(tmp_path):

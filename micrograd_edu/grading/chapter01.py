@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .plain import as_float, close, describe
+from .references import central_quotient
 from .registry import Case, Check, Exercise, Mistake, register
+from .runners.chapter01 import SMOOTH, _function, _run_quotient
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
@@ -23,40 +25,21 @@ WITHHELD = (
     "micrograd_edu.numerical.central_difference",
     "micrograd_edu.numerical.gradient",
     "micrograd_edu.numerical.jacobian",
-    "micrograd_edu.grading.chapter01.central_quotient",
+    "micrograd_edu.grading.references.central_quotient",
 )
 
-# Smooth functions with their derivatives in closed form.
-SMOOTH: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
-    "sin": (math.sin, math.cos),
-    "exp": (math.exp, math.exp),
-    "sinh": (math.sinh, math.cosh),
-    "cosh": (math.cosh, math.sinh),
-    "tanh": (math.tanh, lambda x: 1.0 - math.tanh(x) ** 2),
-    "atan": (math.atan, lambda x: 1.0 / (1.0 + x * x)),
-    "log": (math.log, lambda x: 1.0 / x),
-    "pow2.5": (lambda x: x**2.5, lambda x: 2.5 * x**1.5),
-    "sqrt": (math.sqrt, lambda x: 0.5 / math.sqrt(x)),
-    "exp∘sin": (lambda x: math.exp(math.sin(x)), lambda x: math.cos(x) * math.exp(math.sin(x))),
+DERIVATIVES: dict[str, Callable[[float], float]] = {
+    "sin": math.cos,
+    "exp": math.exp,
+    "sinh": math.cosh,
+    "cosh": math.sinh,
+    "tanh": lambda x: 1.0 - math.tanh(x) ** 2,
+    "atan": lambda x: 1.0 / (1.0 + x * x),
+    "log": lambda x: 1.0 / x,
+    "pow2.5": lambda x: 2.5 * x**1.5,
+    "sqrt": lambda x: 0.5 / math.sqrt(x),
+    "exp∘sin": lambda x: math.cos(x) * math.exp(math.sin(x)),
 }
-
-
-def _polynomial(coefficients: list[float]) -> Callable[[float], float]:
-    """The polynomial sum(c[k] * x**k), Horner's way."""
-
-    def p(x: float) -> float:
-        total = 0.0
-        for c in reversed(coefficients):
-            total = total * x + c
-        return total
-
-    return p
-
-
-def _function(case: Case) -> Callable[[float], float]:
-    if "coefficients" in case:
-        return _polynomial(case["coefficients"])
-    return SMOOTH[case["f"]][0]
 
 
 def number_in(seen: dict[str, Any], key: str) -> tuple[float | None, str | None]:
@@ -82,13 +65,6 @@ def _exact_cases(degree: int, h_range: tuple[float, float]) -> Callable[[random.
         ]
 
     return cases
-
-
-def _run_quotient(name: str) -> Callable[[dict, Case], dict]:
-    def run(functions: dict, case: Case) -> dict:
-        return {"value": functions[name](_function(case), case["x"], case["h"])}
-
-    return run
 
 
 def _judge_exact(exact: Callable[[list[float], float, float], float]) -> Callable:
@@ -177,7 +153,7 @@ def _error_ratio(case: Case, seen: dict) -> float | None:
     coarse, fine = as_float(seen.get("coarse")), as_float(seen.get("fine"))
     if coarse is None or fine is None:
         return None
-    exact = SMOOTH[case["f"]][1](case["x"])
+    exact = DERIVATIVES[case["f"]](case["x"])
     before, after = abs(coarse - exact), abs(fine - exact)
     return before / after if after else math.inf
 
@@ -207,7 +183,7 @@ def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) 
         return [{"f": f, "x": rng.uniform(-2, 2), "h": h} for f in functions]
 
     def run(fns: dict, case: Case) -> dict:
-        f, x = SMOOTH[case["f"]][0], case["x"]
+        f, x = SMOOTH[case["f"]], case["x"]
         return {"coarse": fns[name](f, x, case["h"]), "fine": fns[name](f, x, case["h"] / 2)}
 
     def judge(case: Case, seen: dict) -> str | None:
@@ -257,11 +233,6 @@ FORWARD = register(
         withheld=WITHHELD,
     )
 )
-
-
-def central_quotient(f: Callable[[float], float], x: float, h: float) -> float:
-    """The reference central difference: the step later exercises are given."""
-    return (f(x + h) - f(x - h)) / (2 * h)
 
 
 CENTRAL = register(

@@ -11,49 +11,19 @@ import math
 import random
 import statistics
 from collections.abc import Callable
-from typing import Any
 
-from .chapter01 import SMOOTH, WITHHELD, central_quotient, number_in
-from .counting import Counted
+from .chapter01 import DERIVATIVES, SMOOTH, WITHHELD, number_in
 from .plain import as_floats, close, describe
+from .references import central_quotient
 from .registry import Case, Check, Exercise, register
+from .runners.chapter01_gradient import _run_gradient, _run_step
 
 # --- the gradient ------------------------------------------------------------
-
-
-def _one_vector(f: Callable[[Any], float]) -> Callable[..., float]:
-    """``f`` of one vector, callable as ``f(xs)`` (as the exercise says) or ``f(*xs)`` (as
-    micrograd_edu.numerical.gradient calls it)."""
-
-    def call(*args: Any) -> float:
-        try:
-            xs = args[0] if len(args) == 1 and len(args[0]) >= 0 else args
-        except TypeError:  # one number: f(x) of one variable
-            xs = args
-        return f(xs)
-
-    return call
-
-
-def _quadratic(case: Case) -> Callable[[Any], float]:
-    a, b, n = case["A"], case["b"], len(case["b"])
-
-    def f(x: Any) -> float:
-        return sum(0.5 * a[i][j] * x[i] * x[j] for i in range(n) for j in range(n)) + sum(
-            b[i] * x[i] for i in range(n)
-        )
-
-    return f
 
 
 def _quadratic_gradient(case: Case) -> list[float]:
     a, b, x, n = case["A"], case["b"], case["xs"], len(case["b"])
     return [sum(0.5 * (a[k][j] + a[j][k]) * x[j] for j in range(n)) + b[k] for k in range(n)]
-
-
-def _ring(x: Any) -> float:
-    n = len(x)
-    return sum(math.sin(x[i]) * x[(i + 1) % n] for i in range(n))
 
 
 def _ring_gradient(case: Case) -> list[float]:
@@ -74,13 +44,6 @@ def _gradient_cases(sizes: tuple[int, int], ring: bool = False) -> Callable:
         return out
 
     return cases
-
-
-def _run_gradient(functions: dict, case: Case) -> dict:
-    f = Counted(_one_vector(_ring if case["ring"] else _quadratic(case)))
-    xs = list(case["xs"])
-    grad = functions["numerical_gradient"](f, xs, 1e-5)
-    return {"grad": grad, "xs_after": xs, "calls": f.calls}
 
 
 def _judge_gradient(case: Case, seen: dict) -> str | None:
@@ -164,7 +127,7 @@ _TOLERANCE = 50  # times the smallest error any h achieves
 
 
 def _error(name: str, x: float, h: float) -> float:
-    f, df = SMOOTH[name]
+    f, df = SMOOTH[name], DERIVATIVES[name]
     try:
         return abs(central_quotient(f, x, h) - df(x)) / abs(df(x))
     except (ValueError, ZeroDivisionError, OverflowError):
@@ -186,10 +149,6 @@ def _step_cases(spec: tuple[tuple[str, float, float], ...]) -> Callable:
         return [{"f": f, "x": rng.uniform(lo, hi)} for f, lo, hi in spec]
 
     return cases
-
-
-def _run_step(functions: dict, case: Case) -> dict:
-    return {"h": functions["step_size"](case["x"])}
 
 
 def _judge_step(direction: str) -> Callable:

@@ -19,19 +19,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..numerical import central_difference
-from ..symbolic import Apply, Constant, Expr, Symbol
 from .plain import close, describe
+from .references import product_reference, quotient_reference
 from .registry import Case, Check, Exercise, register
-
-Nodes = list[list[Any]]
+from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule, _run_size
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
     "micrograd_edu.symbolic.diff",
     "micrograd_edu.symbolic.simplify",
     "micrograd_edu.symbolic.size",
-    "micrograd_edu.grading.chapter02.product_reference",
-    "micrograd_edu.grading.chapter02.quotient_reference",
+    "micrograd_edu.grading.references.product_reference",
+    "micrograd_edu.grading.references.quotient_reference",
 )
 
 # The grader's own arithmetic: one entry per operation it can evaluate.
@@ -53,70 +52,9 @@ _UNARY: dict[str, Callable[[float], float]] = {
     "tanh": math.tanh,
     "abs": abs,
 }
-_MAX_NODES = 5000
 
 
 # --- plain trees: built, read back, evaluated, counted ----------------------
-
-
-def build(nodes: Nodes) -> Expr:
-    """The package expression for a plain node list (shared indices stay shared)."""
-    made: list[Expr] = []
-    for node in nodes:
-        head, *rest = node
-        if head == "const":
-            made.append(Constant(rest[0]))
-        elif head == "var":
-            made.append(Symbol(rest[0]))
-        else:
-            made.append(Apply(head, tuple(made[i] for i in rest)))
-    return made[-1]
-
-
-def encode(expr: Any) -> Nodes:
-    """``expr`` as a plain node list; only the package's own node classes are read.
-
-    >>> x = Symbol("x")
-    >>> encode(x * x.sin() + 2)
-    [['var', 'x'], ['sin', 0], ['mul', 0, 1], ['const', 2], ['add', 2, 3]]
-    """
-    if type(expr) in (int, float):
-        return [["const", expr]]
-    nodes: Nodes = []
-    index: dict[int, int] = {}
-    opened: set[int] = set()  # Apply nodes whose arguments are being read
-    stack: list[tuple[Any, bool]] = [(expr, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if id(node) in index:
-            continue
-        kind = type(node)
-        if kind not in (Constant, Symbol, Apply):
-            raise TypeError(f"the result holds a {kind.__name__}, not an expression node")
-        if kind is Apply and not expanded:
-            if type(node.args) is not tuple or type(node.op) is not str:
-                raise TypeError("the result holds a malformed Apply node")
-            if id(node) in opened:
-                raise ValueError("the result is not a tree: an expression contains itself")
-            opened.add(id(node))
-            stack.append((node, True))
-            stack.extend((a, False) for a in reversed(node.args) if id(a) not in index)
-            continue
-        if kind is Constant:
-            if type(node.value) not in (int, float):
-                raise TypeError("the result holds a Constant that is not an int or float")
-            plain = ["const", node.value]
-        elif kind is Symbol:
-            if type(node.name) is not str:
-                raise TypeError("the result holds a Symbol whose name is not a str")
-            plain = ["var", node.name]
-        else:
-            plain = [node.op, *(index[id(a)] for a in node.args)]
-        index[id(node)] = len(nodes)
-        nodes.append(plain)
-        if len(nodes) > _MAX_NODES:
-            raise ValueError(f"the result has more than {_MAX_NODES} distinct nodes")
-    return nodes
 
 
 def _valid(nodes: Any) -> str | None:
@@ -222,15 +160,6 @@ def _nodes(seen: dict, key: str) -> tuple[Nodes | None, str | None]:
 
 # --- 1, 2: the product and quotient rules -----------------------------------
 
-# name: (u(x) as an expression, u'(x) as an expression, u and u' with math)
-_LIBRARY: dict[str, tuple[Callable, Callable, Callable, Callable]] = {
-    "sin": (lambda x: x.sin(), lambda x: x.cos(), math.sin, math.cos),
-    "exp": (lambda x: x.exp(), lambda x: x.exp(), math.exp, math.exp),
-    "log": (lambda x: x.log(), lambda x: 1 / x, math.log, lambda t: 1 / t),
-    "cube": (lambda x: x**3, lambda x: 3 * x**2, lambda t: t**3, lambda t: 3 * t * t),
-    "x+2": (lambda x: x + 2, lambda x: Constant(1), lambda t: t + 2, lambda t: 1.0),
-    "3": (lambda x: Constant(3), lambda x: Constant(0), lambda t: 3.0, lambda t: 0.0),
-}
 _VARYING = ("sin", "exp", "log", "cube", "x+2")
 
 
@@ -241,16 +170,6 @@ def _rule_cases(pairs: Callable[[random.Random], list[tuple[str, str]]]) -> Call
         ]
 
     return cases
-
-
-def _run_rule(name: str) -> Callable[[dict, Case], dict]:
-    def run(functions: dict, case: Case) -> dict:
-        x = Symbol("x")
-        u, du = (_LIBRARY[case["u"]][k](x) for k in (0, 1))
-        v, dv = (_LIBRARY[case["v"]][k](x) for k in (0, 1))
-        return {"derivative": encode(functions[name](u, du, v, dv))}
-
-    return run
 
 
 def _judge_rule(exact: Callable[[float, float, float, float], float], what: str) -> Callable:
@@ -329,14 +248,6 @@ QUOTIENT = register(
 )
 
 
-def product_reference(u: Expr, du: Expr, v: Expr, dv: Expr) -> Expr:
-    return u * dv + v * du
-
-
-def quotient_reference(u: Expr, du: Expr, v: Expr, dv: Expr) -> Expr:
-    return (du * v - u * dv) / v**2
-
-
 # --- 3: diff -------------------------------------------------------------------
 
 
@@ -352,11 +263,6 @@ def _diff_cases(kinds: tuple[str, ...], names: tuple[str, ...] = ("x",)) -> Call
         ]
 
     return cases
-
-
-def _run_diff(functions: dict, case: Case) -> dict:
-    expr = build(case["tree"])
-    return {"derivative": encode(functions["my_diff"](expr, Symbol(case["var"])))}
 
 
 def _judge_diff(case: Case, seen: dict) -> str | None:
@@ -445,10 +351,6 @@ def _size_cases(kind: str) -> Callable:
     return cases
 
 
-def _run_size(functions: dict, case: Case) -> dict:
-    return {"size": functions["my_size"](build(case["tree"]))}
-
-
 def _judge_size(case: Case, seen: dict) -> str | None:
     got, want = seen.get("size"), tree_size(case["tree"])
     if type(got) is not int:
@@ -523,10 +425,6 @@ def _fold_cases(rng: random.Random) -> list[Case]:
     nested = [["const", 2], ["const", 3], ["add", 0, 1], ["const", 4], ["mul", 2, 3]]
     nested += [["var", "x"], ["mul", 4, 5]]
     return [*cases, {"tree": nested, "points": _points(rng, ("x", "y"))}]
-
-
-def _run_fold(functions: dict, case: Case) -> dict:
-    return {"folded": encode(functions["fold_constants"](build(case["tree"])))}
 
 
 def _judge_fold_value(case: Case, seen: dict) -> str | None:

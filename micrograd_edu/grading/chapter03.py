@@ -11,24 +11,21 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from typing import Any
 
-from .. import functions as F
-from ..forward import Dual
-from .counting import Counted
 from .plain import as_float, as_floats, close, describe
 from .registry import Case, Check, Exercise, register
+from .runners.chapter03 import (
+    _own_dual,
+    _run_composed_functions,
+    _run_composed_mul,
+    _run_constant,
+    _run_jacobian,
+    _run_mul,
+    _run_unchanged,
+)
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = ("micrograd_edu.forward.jacobian_forward", "micrograd_edu.forward.jvp")
-
-
-def _own_dual(functions: dict) -> Callable[..., Any]:
-    """The submission's MyDual, refused if it only inherits the package's ``Dual``."""
-    make = functions["MyDual"]
-    if isinstance(make, type) and issubclass(make, Dual):
-        raise TypeError("MyDual is derived from micrograd_edu's Dual: write its operations")
-    return make
 
 
 def _pair(seen: dict, what: str) -> tuple[tuple[float, float] | None, str | None]:
@@ -65,12 +62,6 @@ def _two_duals(rng: random.Random) -> list[Case]:
     return [{name: rng.uniform(-3, 3) for name in ("a", "da", "b", "db")} for _ in range(5)]
 
 
-def _run_mul(functions: dict, case: Case) -> dict:
-    make = _own_dual(functions)
-    out = make(case["a"], case["da"]) * make(case["b"], case["db"])
-    return {"primal": out.primal, "tangent": out.tangent}
-
-
 def _product(case: Case) -> tuple[float, float]:
     a, da, b, db = case["a"], case["da"], case["b"], case["db"]
     return a * b, a * db + da * b
@@ -81,19 +72,6 @@ def _constant_cases(rng: random.Random) -> list[Case]:
         {"a": rng.uniform(-3, 3), "da": rng.uniform(-2, 2), "c": rng.uniform(-3, 3), "left": left}
         for left in (False, True, False)
     ]
-
-
-def _run_constant(functions: dict, case: Case) -> dict:
-    x = _own_dual(functions)(case["a"], case["da"])
-    out = case["c"] * x if case["left"] else x * case["c"]
-    return {"primal": out.primal, "tangent": out.tangent}
-
-
-def _run_unchanged(functions: dict, case: Case) -> dict:
-    make = _own_dual(functions)
-    x, y = make(case["a"], case["da"]), make(case["b"], case["db"])
-    x * y
-    return {"after": [x.primal, x.tangent, y.primal, y.tangent]}
 
 
 def _judge_unchanged(case: Case, seen: dict) -> str | None:
@@ -107,13 +85,6 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
 def _three_duals(rng: random.Random) -> list[Case]:
     names = ("a", "da", "b", "db", "c", "dc")
     return [{name: rng.uniform(-3, 3) for name in names} for _ in range(3)]
-
-
-def _run_composed_mul(functions: dict, case: Case) -> dict:
-    make = _own_dual(functions)
-    x, y, z = (make(case[k], case["d" + k]) for k in "abc")
-    out, square = (x * y) * z, x * x
-    return {"primal": [out.primal, square.primal], "tangent": [out.tangent, square.tangent]}
 
 
 def _judge_composed_mul(case: Case, seen: dict) -> str | None:
@@ -203,12 +174,6 @@ def _composed_cases(rng: random.Random) -> list[Case]:
     return [{"a": rng.uniform(0.2, 1.5), "da": rng.uniform(-2, 2)} for _ in range(3)]
 
 
-def _run_composed_functions(functions: dict, case: Case) -> dict:
-    x = _own_dual(functions)(case["a"], case["da"])
-    out = x.exp().sin().exp().log()  # log(exp(sin(exp(x)))) = sin(exp(x))
-    return {"primal": out.primal, "tangent": out.tangent}
-
-
 def _composed_exact(case: Case) -> tuple[float, float]:
     a, da = case["a"], case["da"]
     return math.sin(math.exp(a)), math.cos(math.exp(a)) * math.exp(a) * da
@@ -251,22 +216,6 @@ FUNCTIONS = register(
 # --- 3: the forward Jacobian ------------------------------------------------
 
 
-def _family(case: Case) -> Callable[..., list[Any]]:
-    """y_i = sin(Σ_j A_ij x_j) + x_p x_q with p = i mod n, q = (i + 1) mod n."""
-    a, n = case["A"], case["n"]
-
-    def f(*xs: Any) -> list[Any]:
-        out = []
-        for i, row in enumerate(a):
-            s = 0.0
-            for coefficient, x in zip(row, xs, strict=True):
-                s = s + coefficient * x
-            out.append(F.sin(s) + xs[i % n] * xs[(i + 1) % n])
-        return out
-
-    return f
-
-
 def _family_jacobian(case: Case) -> list[list[float]]:
     a, n, x = case["A"], case["n"], case["xs"]
     rows = []
@@ -275,10 +224,6 @@ def _family_jacobian(case: Case) -> list[list[float]]:
         p, q = i % n, (i + 1) % n
         rows.append([c * row[j] + (j == p) * x[q] + (j == q) * x[p] for j in range(n)])
     return rows
-
-
-def _lecture(x1: Any, x2: Any) -> list[Any]:
-    return [F.log(x1) + x1 * x2 - F.sin(x2), x1 * x2, F.exp(x1)]
 
 
 def _lecture_jacobian(case: Case) -> list[list[float]]:
@@ -299,12 +244,6 @@ def _shape_cases(rng: random.Random) -> list[Case]:
             }
         )
     return cases
-
-
-def _run_jacobian(functions: dict, case: Case) -> dict:
-    f = Counted(_lecture if case["lecture"] else _family(case))
-    jacobian = functions["jacobian_forward"](f, list(case["xs"]))
-    return {"J": jacobian, "calls": f.calls}
 
 
 def _judge_jacobian(case: Case, seen: dict) -> str | None:

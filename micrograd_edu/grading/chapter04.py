@@ -15,13 +15,21 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..graph import topological_order as _reference_order
 from ..numerical import gradient
-from ..rules import MATH, RULES
 from .plain import as_float, as_floats, close, describe, too_long
+from .references import topological_order
 from .registry import HELD, Case, Check, Exercise, register
+from .runners.chapter04 import (
+    Graph,
+    _apply,
+    _evaluate,
+    _leaf_indices,
+    _run_backward,
+    _run_expression,
+    _run_order,
+    _run_tanh,
+)
 
-Graph = list[dict[str, Any]]
 _UNARY = ("sin", "tanh", "cos")
 
 
@@ -80,22 +88,6 @@ def _ancestors(g: Graph) -> set[int]:
     return seen
 
 
-def _evaluate(g: Graph, leaves: dict[int, float] | None = None) -> list[float]:
-    """Every node's value, on floats (the judge's own evaluation)."""
-    values: list[float] = []
-    for i, node in enumerate(g):
-        if not node["parents"]:
-            values.append(leaves.get(i, node["data"]) if leaves else node["data"])
-        else:
-            args = [values[p] for p in node["parents"]]
-            values.append(RULES[node["op"]].value(MATH, *args))
-    return values
-
-
-def _leaf_indices(g: Graph) -> list[int]:
-    return [i for i, node in enumerate(g) if not node["parents"]]
-
-
 def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
     leaves = _leaf_indices(g)
 
@@ -108,68 +100,10 @@ def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
 # --- the grader's own nodes ----------------------------------------------------
 
 
-class _Node:
-    """A plain node for topological_order: the graph protocol and nothing more.
-
-    No ``__slots__``: a student may mark a node as visited with an attribute of its own.
-    """
-
-    def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
-        self.parents, self.op, self.data, self.grad, self.label = parents, op, data, 0.0, ""
-
-
-class _ClosureNode(_Node):
-    """A micrograd-style node: its ``_backward`` adds local derivative x grad to its parents."""
-
-    def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
-        super().__init__(op, parents, data)
-        self._backward: Callable[[], None] = _nothing
-        if parents:
-            rule, args = RULES[op], [p.data for p in parents]
-            local = [partial(MATH, data, *args) for partial in rule.partials]
-
-            def _backward() -> None:
-                for parent, d in zip(parents, local, strict=True):
-                    parent.grad += d * self.grad
-
-            self._backward = _backward
-
-
-def _nothing() -> None:
-    return None
-
-
-def _build(g: Graph, make: type[_Node]) -> list[_Node]:
-    values = _evaluate(g)
-    nodes: list[_Node] = []
-    for node, value in zip(g, values, strict=True):
-        nodes.append(make(node["op"], tuple(nodes[p] for p in node["parents"]), value))
-    return nodes
-
-
 # The package's answer to 04.topological_order; the batch grader withholds it
 # from submissions. The grader keeps it under a private name, which withholding
 # leaves alone (and so its backward, the answer to 04.backward, is private too).
 WITHHELD = ("micrograd_edu.graph.topological_order",)
-
-
-def _reference_backward(root: Any) -> None:
-    """The grader's backward for closure nodes: seed 1, then reverse topological order."""
-    root.grad = 1.0
-    for node in reversed(_reference_order(root)):
-        node._backward()
-
-
-# --- 04.topological_order --------------------------------------------------------
-
-
-def _run_order(functions: dict, case: Case) -> dict:
-    nodes = _build(case["graph"], _Node)
-    where = {id(node): i for i, node in enumerate(nodes)}
-    order = functions["topological_order"](nodes[-1])
-    if not isinstance(order, (list, tuple)):
-        return {"order": order}
-    return {"order": [where.get(id(item), -1) for item in order]}
 
 
 def _judge_order(case: Case, seen: dict) -> str | None:
@@ -245,30 +179,6 @@ TOPOLOGICAL_ORDER = register(
 # ["tanh", i] | ["rmul", i, c] (c * node i) | ["mulc", i, c] (node i * c), with
 # indices into the list built so far (the leaves come first). The same steps run
 # on the student's MyValues and, for the judge, on floats.
-
-
-def _apply(step: list[Any], made: list[Any], tanh: Callable[[Any], Any]) -> Any:
-    op, i = step[0], step[1]
-    if op == "mul":
-        return made[i] * made[step[2]]
-    if op == "rmul":
-        return step[2] * made[i]
-    if op == "mulc":
-        return made[i] * step[2]
-    if op == "add":
-        return made[i] + made[step[2]]
-    return tanh(made[i])
-
-
-def _run_expression(functions: dict, case: Case) -> dict:
-    make = functions["MyValue"]
-    made = [make(x) for x in case["leaves"]]
-    for step in case["steps"]:
-        made.append(_apply(step, made, lambda v: v.tanh()))
-    out = made[-1]
-    value = out.data
-    _reference_backward(out)
-    return {"value": value, "grads": [leaf.grad for leaf in made[: len(case["leaves"])]]}
 
 
 def _float_expression(case: Case, leaves: list[float]) -> float:
@@ -430,32 +340,6 @@ def _tanh_case(low: float, high: float, **observe: bool) -> Callable[[random.Ran
     return make
 
 
-def _probe_tanh(make: Callable[[float], Any], a: float, upstream: float) -> tuple[Any, Any]:
-    """A fresh ``MyValue(a).tanh()``, backward with ``out.grad = upstream``: (out.data, a.grad)."""
-    x = make(a)
-    out = x.tanh()
-    out.grad = upstream
-    out._backward()
-    return out.data, x.grad
-
-
-def _run_tanh(functions: dict, case: Case) -> dict:
-    make, a = functions["MyValue"], case["a"]
-    value, local = _probe_tanh(make, a, 1.0)
-    seen = {"value": value, "local": local}
-    if "upstream" in case:
-        seen["scaled"] = _probe_tanh(make, a, case["upstream"])[1]
-    if case["twice"]:
-        x = make(a)
-        _reference_backward(x.tanh() + x.tanh())
-        seen["twice"] = x.grad
-    if case.get("chain"):
-        x = make(a)
-        _reference_backward(x.tanh().tanh())
-        seen["chain"] = x.grad
-    return seen
-
-
 def _numbers(seen: dict, *keys: str) -> tuple[list[float], str | None]:
     """The observations ``keys`` as floats, or ``([], the reason one is not a number)``."""
     got: list[float] = []
@@ -579,13 +463,6 @@ TANH = register(
 # --- 04.backward ---------------------------------------------------------------
 
 
-def _run_backward(functions: dict, case: Case) -> dict:
-    nodes = _build(case["graph"], _ClosureNode)
-    functions["backward"](nodes[-1])
-    leaves = [nodes[i] for i in _leaf_indices(case["graph"])]
-    return {"root_grad": nodes[-1].grad, "grads": [leaf.grad for leaf in leaves]}
-
-
 def _judge_backward(case: Case, seen: dict) -> str | None:
     g = case["graph"]
     root = as_float(seen.get("root_grad"))
@@ -641,6 +518,6 @@ BACKWARD = register(
                 _judge_backward,
             ),
         ),
-        requires={"topological_order": _reference_order},
+        requires={"topological_order": topological_order},
     )
 )

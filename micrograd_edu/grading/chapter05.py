@@ -12,21 +12,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from .. import functions as F
 from ..numerical import jacobian
-from .counting import Counted
 from .plain import as_floats, close, describe
+from .references import jacobian_cost
 from .registry import Case, Check, Exercise, Mistake, register
+from .runners.chapter05 import FUNCTIONS, _run_choice, _run_cost, _run_vjp
 
 # --- 05.jacobian_cost ------------------------------------------------------------
-
-
-def _reference_cost(n: int, m: int, ops: int) -> tuple[int, int]:
-    return n * ops, (1 + m) * ops
 
 
 def _shapes(rng: random.Random) -> list[Case]:
@@ -36,18 +31,13 @@ def _shapes(rng: random.Random) -> list[Case]:
     ]
 
 
-def _run_cost(functions: dict, case: Case) -> dict:
-    got = functions["jacobian_cost"](case["n"], case["m"], case["ops"])
-    return {"cost": list(got) if isinstance(got, tuple) else got}
-
-
 def _judge_cost(which: int) -> Callable[[Case, dict], str | None]:
     def judge(case: Case, seen: dict) -> str | None:
         cost = as_floats(seen.get("cost"), 2)
         if cost is None:
             return f"returned {describe(seen.get('cost'))}; expected (forward, reverse)"
         n, m, ops = case["n"], case["m"], case["ops"]
-        want = _reference_cost(n, m, ops)[which]
+        want = jacobian_cost(n, m, ops)[which]
         if cost[which] == want:
             return None
         mode = ("forward", "reverse")[which]
@@ -134,10 +124,6 @@ JACOBIAN_COST = register(
 # --- 05.choose_mode --------------------------------------------------------------
 
 
-def _run_choice(functions: dict, case: Case) -> dict:
-    return {"mode": functions["choose_mode"](case["n"], case["m"])}
-
-
 def _judge_choice(case: Case, seen: dict) -> str | None:
     n, m, mode = case["n"], case["m"], seen.get("mode")
     if mode not in ("forward", "reverse"):
@@ -207,7 +193,7 @@ CHOOSE_MODE = register(
                 mistakes=_CHOICE_MISTAKES,
             ),
         ),
-        requires={"jacobian_cost": _reference_cost},
+        requires={"jacobian_cost": jacobian_cost},
         answers=("forward < reverse", "n < 1 + m"),
     )
 )
@@ -215,32 +201,12 @@ CHOOSE_MODE = register(
 
 # --- 05.vjp -------------------------------------------------------------------------
 
-# Functions ℝⁿ → ℝᵐ written once with micrograd_edu.functions, so that the
-# student's code runs them on Values and the judge on floats.
-FUNCTIONS: dict[str, tuple[int, Callable[..., list[Any]]]] = {
-    "polar": (2, lambda r, t: [r * F.cos(t), r * F.sin(t)]),
-    "lecture": (2, lambda a, b: [F.log(a) + a * b - F.sin(b)]),
-    "layer": (
-        3,
-        lambda x, y, z: [F.tanh(0.5 * x - y + 0.3 * z), F.tanh(x * y + z), x * y * z, y],
-    ),
-    "mixer": (4, lambda a, b, c, d: [a * b + c * d, F.exp(0.3 * a) - d, F.sin(b * c)]),
-    "curve": (1, lambda t: [F.cos(t), F.sin(2 * t), t * t, F.exp(-t)]),
-}
-
 
 def _point(rng: random.Random, name: str) -> Case:
     n, f = FUNCTIONS[name]
     xs = [round(rng.uniform(0.5, 2.0), 4) for _ in range(n)]
     m = len(f(*xs))
     return {"f": name, "xs": xs, "v": [round(rng.uniform(-2, 2), 4) for _ in range(m)]}
-
-
-def _run_vjp(functions: dict, case: Case) -> dict:
-    f = Counted(FUNCTIONS[case["f"]][1])
-    xs = list(case["xs"])
-    got = functions["vjp"](f, xs, list(case["v"]))
-    return {"vjp": list(got) if isinstance(got, tuple) else got, "calls": f.calls}
 
 
 def _numerical_vjp(case: Case, h: float = 1e-6) -> list[float]:

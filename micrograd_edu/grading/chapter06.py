@@ -15,6 +15,7 @@ import numpy as np
 
 from .arrays import compare, numerical_gradients, random_matrix, same
 from .registry import Case, Check, Exercise, Mistake, register
+from .runners.chapter06 import _run_matmul, _run_quadratic, _run_unbroadcast
 
 # The package's own answers to chapters 06 and 07 (an engine that differentiates for
 # the student, the oracles' differences); the batch grader withholds them.
@@ -50,11 +51,6 @@ def _unbroadcast_cases(pairs: list[tuple[str, str]]):
         return out
 
     return cases
-
-
-def _run_unbroadcast(functions: dict, case: Case) -> dict:
-    grad = np.array(case["grad"], dtype=float)
-    return {"value": functions["unbroadcast"](grad, tuple(case["shape"]))}
 
 
 def _judge_unbroadcast(case: Case, seen: dict) -> str | None:
@@ -205,14 +201,6 @@ def _matmul_cases(kinds: list[str]):
     return cases
 
 
-def _run_matmul(functions: dict, case: Case) -> dict:
-    a, b, dc = (np.array(case[key], dtype=float) for key in ("A", "B", "dC"))
-    answer = functions["matmul_backward"](a, b, dc)
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return {"pair": False}
-    return {"pair": True, "dA": answer[0], "dB": answer[1]}
-
-
 def _judge_matmul(case: Case, seen: dict) -> str | None:
     if not seen.get("pair"):
         return "matmul_backward must return a tuple (dA, dB)"
@@ -327,11 +315,6 @@ def _quadratic_cases(symmetric: bool):
         return out
 
     return cases
-
-
-def _run_quadratic(functions: dict, case: Case) -> dict:
-    a, x = np.array(case["A"], dtype=float), np.array(case["x"], dtype=float)
-    return {"value": functions["quadratic_form_grad"](a, x)}
 
 
 def _judge_symmetric(case: Case, seen: dict) -> str | None:

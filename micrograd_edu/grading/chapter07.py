@@ -18,8 +18,7 @@ from ..numerical import jacobian
 from .arrays import compare, numerical_gradients, random_matrix, same
 from .chapter06 import WITHHELD
 from .registry import Case, Check, Exercise, Mistake, register
-
-_NAMES = ("X", "W", "b", "dY")
+from .runners.chapter07 import _arrays, _run_backward, _run_jacobian
 
 
 def _layer_cases(batch_one: bool = False, count: int = 3):
@@ -43,16 +42,7 @@ def _layer_cases(batch_one: bool = False, count: int = 3):
     return cases
 
 
-def _arrays(case: Case) -> list[np.ndarray]:
-    return [np.array(case[name], dtype=float) for name in _NAMES]
-
-
 # --- the Jacobian ∂Y/∂X, formed for a small layer --------------------------------
-
-
-def _run_jacobian(functions: dict, case: Case) -> dict:
-    x, w, _, _ = _arrays(case)
-    return {"value": functions["linear_jacobian"](x, w)}
 
 
 def _judge_jacobian(case: Case, seen: dict) -> str | None:
@@ -131,19 +121,6 @@ JACOBIAN = register(
 
 
 # --- the backward of the layer -------------------------------------------------------
-
-
-def _run_backward(name: str):
-    def run(functions: dict, case: Case) -> dict:
-        x, w, b, dy = _arrays(case)
-        if name == "torch_linear_backward":
-            w = np.ascontiguousarray(w.T)  # PyTorch's layout: (out_features, in_features)
-        answer = functions[name](x, w, b, dy)
-        if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-            return {"triple": False}
-        return {"triple": True, "dX": answer[0], "dW": answer[1], "db": answer[2]}
-
-    return run
 
 
 def _judge_backward(parts: tuple[str, ...], torch_layout: bool = False):

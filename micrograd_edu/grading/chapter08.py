@@ -9,30 +9,17 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 import numpy as np
 
-from .. import nn
 from .plain import as_floats, describe
 from .registry import Case, Check, Exercise, Mistake, register
+from .runners.chapter08 import _build, _run_adam, _run_walk
 
 # --- 1. named_parameters: the walk of the module tree -------------------------
 
 _PARAM_NAMES = ("weight", "bias", "scale", "shift")
 _CHILD_NAMES = ("0", "1", "2", "layer0", "layer1", "encoder", "head", "block")
-
-
-class _Block(nn.Module):
-    """A module whose own walks are withheld: the student's function must do the walk."""
-
-    def _withheld(self, *args: Any, **kwargs: Any) -> Any:
-        raise PermissionError(
-            "the grader's modules do not walk themselves: use module._parameters and "
-            "module.named_children()"
-        )
-
-    named_parameters = parameters = named_modules = modules = _withheld  # type: ignore
 
 
 def _draw_tree(rng: random.Random, depth: int, frozen: bool, shared: bool) -> dict:
@@ -60,29 +47,6 @@ def _draw_tree(rng: random.Random, depth: int, frozen: bool, shared: bool) -> di
         return {"params": params, "children": children}
 
     return node(0)
-
-
-def _build(spec: dict) -> tuple[nn.Module, list[nn.Parameter]]:
-    """The real module tree of ``spec``, and its parameters in creation order."""
-    modules: list[nn.Module] = []
-    created: list[nn.Parameter] = []
-
-    def make(node: dict) -> nn.Module:
-        block = _Block()
-        for name, p in node["params"]:
-            if "ref" in p:
-                setattr(block, name, created[p["ref"]])
-                continue
-            param = nn.Parameter(np.full(p["shape"], len(created), dtype=float))
-            param.requires_grad_(not p["frozen"])
-            created.append(param)
-            setattr(block, name, param)
-        for name, child in node["children"]:
-            setattr(block, name, modules[child["ref"]] if "ref" in child else make(child))
-        modules.append(block)
-        return block
-
-    return make(spec), created
 
 
 def _expected_names(spec: dict) -> tuple[list[str], list[int]]:
@@ -130,16 +94,6 @@ def _tree_cases(depth: tuple[int, int], frozen: bool = False, shared: bool = Fal
         return [{"tree": _draw_tree(rng, rng.randint(*depth), frozen, shared)} for _ in range(4)]
 
     return cases
-
-
-def _run_walk(functions: dict, case: Case) -> dict:
-    module, created = _build(case["tree"])
-    index = {id(p): k for k, p in enumerate(created)}
-    names, which = [], []
-    for name, param in functions["named_parameters"](module):
-        names.append(name)
-        which.append(index.get(id(param), -1))
-    return {"names": names, "which": which}
 
 
 def _judge_walk(case: Case, seen: dict) -> str | None:
@@ -351,23 +305,6 @@ def _adam_cases(steps: int, t: int, moments: bool, scale: float, eps: float = 1e
         return out
 
     return cases
-
-
-def _run_adam(functions: dict, case: Case) -> dict:
-    param, m, v = (np.array(case[k], dtype=float) for k in ("param", "m", "v"))
-    for step, grad in enumerate(case["grads"]):
-        out = functions["adam_step"](
-            param.copy(),
-            np.array(grad),
-            m.copy(),
-            v.copy(),
-            case["t"] + step,
-            case["lr"],
-            tuple(case["betas"]),
-            case["eps"],
-        )
-        param, m, v = (np.array(a, dtype=float).reshape(-1) for a in out)
-    return {"param": param, "m": m, "v": v}
 
 
 def _judge_adam(keys: tuple[str, ...]):

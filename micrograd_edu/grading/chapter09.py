@@ -9,23 +9,17 @@ points the student never sees (noise variance 0.01 is the floor).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
 from ..data import piecewise_truth
 from .plain import as_floats, describe
+from .references import minibatch_indices
 from .registry import HELD, Case, Check, Exercise, Mistake, register
+from .runners.chapter09 import _features, _run_batches, _run_linear, _run_train
 
 # --- 1. minibatch_indices -----------------------------------------------------
-
-
-def reference_minibatch_indices(n: int, batch_size: int, rng: np.random.Generator) -> list:
-    """The reference split: one permutation, cut into consecutive batches."""
-    order = rng.permutation(n)
-    return [order[k : k + batch_size] for k in range(0, n, batch_size)]
 
 
 def _batch_cases(divides: bool):
@@ -38,15 +32,6 @@ def _batch_cases(divides: bool):
         return out
 
     return cases
-
-
-def _run_batches(functions: dict, case: Case) -> dict:
-    rng = np.random.default_rng(case["seed"])
-    epochs = [functions["minibatch_indices"](case["n"], case["batch_size"], rng) for _ in range(2)]
-    return {
-        f"epoch{k}": [np.asarray(batch).reshape(-1).tolist() for batch in batches]
-        for k, batches in enumerate(epochs)
-    }
 
 
 def _epochs(seen: dict) -> tuple[list[list[list]], str | None]:
@@ -179,12 +164,6 @@ MINIBATCHES = register(
 _BETA_TOLERANCE = 0.02
 
 
-def _features(case: Case) -> np.ndarray:
-    """The case's X: uniform in [-1, 1], each column on its own scale (not secret)."""
-    rng = np.random.default_rng(case["seed"])
-    return rng.uniform(-1, 1, size=(case["n"], len(case["scales"]))) * np.array(case["scales"])
-
-
 def _linear_cases(column: bool, scaled: bool):
     """X comes from a seed, y as data; the β that made y stays with the judge (HELD)."""
 
@@ -205,12 +184,6 @@ def _linear_cases(column: bool, scaled: bool):
         return out
 
     return cases
-
-
-def _run_linear(functions: dict, case: Case) -> dict:
-    y = np.array(case["y"])
-    beta_hat = functions["fit_linear"](_features(case), y[:, None] if case["column"] else y)
-    return {"beta": np.asarray(beta_hat, dtype=float)}
 
 
 def _judge_linear(case: Case, seen: dict) -> str | None:
@@ -335,47 +308,6 @@ def _train_cases(names: tuple[str, ...]):
     return cases
 
 
-@contextmanager
-def _training_counted() -> Iterator[dict[str, int]]:
-    """Count, while the student's training runs, the backward passes and the times the
-    gradients were cleared (zero_grad, or .grad set to None or zeros): the method, seen."""
-    from ..optim import Optimizer
-    from ..tensor import Tensor
-
-    counts = {"backward": 0, "cleared": 0}
-    backward, grad = Tensor.backward, Tensor.grad
-
-    def counted_backward(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        counts["backward"] += 1
-        return backward(self, *args, **kwargs)
-
-    def set_grad(self: Tensor, value: Any) -> None:
-        if value is None or not np.any(np.asarray(getattr(value, "data", value))):
-            counts["cleared"] += 1
-        grad.fset(self, value)
-
-    zero_grad = Optimizer.zero_grad
-
-    def counted_zero_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
-        counts["cleared"] += 1
-        return zero_grad(self, *args, **kwargs)
-
-    Tensor.backward, Tensor.grad = counted_backward, property(grad.fget, set_grad)
-    Optimizer.zero_grad = counted_zero_grad
-    try:
-        yield counts
-    finally:
-        Tensor.backward, Tensor.grad, Optimizer.zero_grad = backward, grad, zero_grad
-
-
-def _run_train(functions: dict, case: Case) -> dict:
-    x, y, x_test = (np.array(case[key], dtype=float) for key in ("x", "y", "x_test"))
-    with _training_counted() as counts:
-        predict = functions["train_model"](x, y, case["seed"])
-    prediction = np.asarray(predict(x_test), dtype=float).reshape(-1)
-    return {"prediction": prediction, **counts}
-
-
 def _judge_train(case: Case, seen: dict) -> str | None:
     x, x_test, y_test = (np.array(case[key], dtype=float) for key in ("x", "x_test", HELD))
     got = as_floats(seen.get("prediction"), len(y_test))
@@ -437,7 +369,7 @@ TRAIN_MODEL = register(
                 mistakes=_TRAIN_MISTAKES,
             ),
         ),
-        requires={"minibatch_indices": reference_minibatch_indices},
+        requires={"minibatch_indices": minibatch_indices},
         withheld=("micrograd_edu.data.Batches",),
         answers=("lr=5e-3", "opt.lr = 5e-4", "nn.Linear(width, width"),
     )

@@ -21,18 +21,11 @@ import numpy as np
 from .arrays import compare, numerical_gradients, random_matrix, same
 from .plain import describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
+from .runners.chapter10 import _arrays, _run_backward, _run_classifier
 
 # --- 1. weighted_cross_entropy_backward ---------------------------------------------
 # The lecture derived the gradient of the plain mean; the exercise is the next case,
 # PyTorch's class weights: L = Σᵢ w[yᵢ] ℓᵢ / Σᵢ w[yᵢ].
-
-
-def _arrays(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return (
-        np.array(case["logits"], dtype=float),
-        np.array(case["labels"], dtype=int),
-        np.array(case["weight"], dtype=float),
-    )
 
 
 def _loss(logits: np.ndarray, labels: np.ndarray, weight: np.ndarray) -> float:
@@ -66,18 +59,6 @@ def _logit_cases(scale: float = 1.0, batch_one: bool = False, count: int = 3):
         return out
 
     return cases
-
-
-def _run_backward(functions: dict, case: Case) -> dict:
-    from ..modes import no_grad
-
-    logits, labels, weight = _arrays(case)
-    given = logits.copy()
-    if case["as_lists"]:
-        labels, weight = labels.tolist(), weight.tolist()
-    with no_grad():  # derived, not taken from the engine: autograd records nothing here
-        grad = functions["weighted_cross_entropy_backward"](given, labels, weight)
-    return {"grad": grad, "changed": bool(not np.array_equal(given, logits))}
 
 
 def _judge_backward(case: Case, seen: dict) -> str | None:
@@ -286,12 +267,6 @@ def _digit_cases(rng: random.Random) -> list[Case]:
             HELD: {"labels": digits.target[test].tolist(), "target": _DIGITS_TARGET},
         }
     ]
-
-
-def _run_classifier(functions: dict, case: Case) -> dict:
-    x, x_test = (np.array(case[key], dtype=float) for key in ("X", "X_test"))
-    predict = functions["train_classifier"](x, np.array(case["labels"]), case["seed"])
-    return {"predicted": np.asarray(predict(x_test)).reshape(-1)}
 
 
 def _judge_classifier(case: Case, seen: dict) -> str | None:

@@ -1,0 +1,55 @@
+"""The reference versions of steps that later exercises build on (``Exercise.requires``).
+
+While an exercise that needs an earlier step is checked, the reference replaces the
+student's version of that step, so one wrong answer does not fail the exercises built
+on it. These are answers, so this module stays with the grader: the sandbox does not
+mount it, and the batch grader sends a reference's source to a submission's process
+only after that process has reported its own version of the step. Each function is
+therefore self-contained (its source runs on its own).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def central_quotient(f: Any, x: float, h: float) -> float:
+    """The central difference (f(x + h) - f(x - h)) / 2h."""
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def product_reference(u: Any, du: Any, v: Any, dv: Any) -> Any:
+    """The product rule on expressions."""
+    return u * dv + v * du
+
+
+def quotient_reference(u: Any, du: Any, v: Any, dv: Any) -> Any:
+    """The quotient rule on expressions."""
+    return (du * v - u * dv) / v**2
+
+
+def topological_order(root: Any) -> list:
+    """Every node ``root`` depends on, each after its parents (no recursion)."""
+    order, seen, stack = [], {id(root)}, [(root, iter(root.parents))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def jacobian_cost(n: int, m: int, ops: int) -> tuple[int, int]:
+    """Operations for the whole Jacobian: forward mode, then reverse mode."""
+    return n * ops, (1 + m) * ops
+
+
+def minibatch_indices(n: int, batch_size: int, rng: Any) -> list:
+    """One permutation of range(n), cut into consecutive batches."""
+    order = rng.permutation(n)
+    return [order[k : k + batch_size] for k in range(0, n, batch_size)]

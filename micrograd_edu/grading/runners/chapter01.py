@@ -1,0 +1,50 @@
+"""What the grader runs next to the submission for chapter01: it builds the inputs
+from a case and calls the student's functions. No answer, oracle or expected value
+lives here (see runners/__init__.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..registry import Case
+
+# Smooth functions (what the student's code evaluates) and, for the judges only, their
+# derivatives in closed form.
+SMOOTH: dict[str, Callable[[float], float]] = {
+    "sin": math.sin,
+    "exp": math.exp,
+    "sinh": math.sinh,
+    "cosh": math.cosh,
+    "tanh": math.tanh,
+    "atan": math.atan,
+    "log": math.log,
+    "pow2.5": lambda x: x**2.5,
+    "sqrt": math.sqrt,
+    "exp∘sin": lambda x: math.exp(math.sin(x)),
+}
+
+
+def _polynomial(coefficients: list[float]) -> Callable[[float], float]:
+    """The polynomial sum(c[k] * x**k), Horner's way."""
+
+    def p(x: float) -> float:
+        total = 0.0
+        for c in reversed(coefficients):
+            total = total * x + c
+        return total
+
+    return p
+
+
+def _function(case: Case) -> Callable[[float], float]:
+    if "coefficients" in case:
+        return _polynomial(case["coefficients"])
+    return SMOOTH[case["f"]]
+
+
+def _run_quotient(name: str) -> Callable[[dict, Case], dict]:
+    def run(functions: dict, case: Case) -> dict:
+        return {"value": functions[name](_function(case), case["x"], case["h"])}
+
+    return run

@@ -1,0 +1,42 @@
+"""What the grader runs next to the submission for chapter05: it builds the inputs
+from a case and calls the student's functions. No answer, oracle or expected value
+lives here (see runners/__init__.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ... import functions as F
+from ..counting import Counted
+from ..registry import Case
+
+
+def _run_cost(functions: dict, case: Case) -> dict:
+    got = functions["jacobian_cost"](case["n"], case["m"], case["ops"])
+    return {"cost": list(got) if isinstance(got, tuple) else got}
+
+
+def _run_choice(functions: dict, case: Case) -> dict:
+    return {"mode": functions["choose_mode"](case["n"], case["m"])}
+
+
+# Functions ℝⁿ → ℝᵐ written once with micrograd_edu.functions, so that the
+# student's code runs them on Values and the judge on floats.
+FUNCTIONS: dict[str, tuple[int, Callable[..., list[Any]]]] = {
+    "polar": (2, lambda r, t: [r * F.cos(t), r * F.sin(t)]),
+    "lecture": (2, lambda a, b: [F.log(a) + a * b - F.sin(b)]),
+    "layer": (
+        3,
+        lambda x, y, z: [F.tanh(0.5 * x - y + 0.3 * z), F.tanh(x * y + z), x * y * z, y],
+    ),
+    "mixer": (4, lambda a, b, c, d: [a * b + c * d, F.exp(0.3 * a) - d, F.sin(b * c)]),
+    "curve": (1, lambda t: [F.cos(t), F.sin(2 * t), t * t, F.exp(-t)]),
+}
+
+
+def _run_vjp(functions: dict, case: Case) -> dict:
+    f = Counted(FUNCTIONS[case["f"]][1])
+    xs = list(case["xs"])
+    got = functions["vjp"](f, xs, list(case["v"]))
+    return {"vjp": list(got) if isinstance(got, tuple) else got, "calls": f.calls}

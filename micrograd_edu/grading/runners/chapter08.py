@@ -1,0 +1,74 @@
+"""What the grader runs next to the submission for chapter08: it builds the inputs
+from a case and calls the student's functions. No answer, oracle or expected value
+lives here (see runners/__init__.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import nn
+from ..registry import Case
+
+
+class _Block(nn.Module):
+    """A module whose own walks are withheld: the student's function must do the walk."""
+
+    def _withheld(self, *args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(
+            "the grader's modules do not walk themselves: use module._parameters and "
+            "module.named_children()"
+        )
+
+    named_parameters = parameters = named_modules = modules = _withheld  # type: ignore
+
+
+def _build(spec: dict) -> tuple[nn.Module, list[nn.Parameter]]:
+    """The real module tree of ``spec``, and its parameters in creation order."""
+    modules: list[nn.Module] = []
+    created: list[nn.Parameter] = []
+
+    def make(node: dict) -> nn.Module:
+        block = _Block()
+        for name, p in node["params"]:
+            if "ref" in p:
+                setattr(block, name, created[p["ref"]])
+                continue
+            param = nn.Parameter(np.full(p["shape"], len(created), dtype=float))
+            param.requires_grad_(not p["frozen"])
+            created.append(param)
+            setattr(block, name, param)
+        for name, child in node["children"]:
+            setattr(block, name, modules[child["ref"]] if "ref" in child else make(child))
+        modules.append(block)
+        return block
+
+    return make(spec), created
+
+
+def _run_walk(functions: dict, case: Case) -> dict:
+    module, created = _build(case["tree"])
+    index = {id(p): k for k, p in enumerate(created)}
+    names, which = [], []
+    for name, param in functions["named_parameters"](module):
+        names.append(name)
+        which.append(index.get(id(param), -1))
+    return {"names": names, "which": which}
+
+
+def _run_adam(functions: dict, case: Case) -> dict:
+    param, m, v = (np.array(case[k], dtype=float) for k in ("param", "m", "v"))
+    for step, grad in enumerate(case["grads"]):
+        out = functions["adam_step"](
+            param.copy(),
+            np.array(grad),
+            m.copy(),
+            v.copy(),
+            case["t"] + step,
+            case["lr"],
+            tuple(case["betas"]),
+            case["eps"],
+        )
+        param, m, v = (np.array(a, dtype=float).reshape(-1) for a in out)
+    return {"param": param, "m": m, "v": v}
