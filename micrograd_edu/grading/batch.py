@@ -15,6 +15,7 @@ groups); on Windows grade inside WSL or on Gradescope.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import secrets
@@ -23,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -190,7 +192,7 @@ def _run(
         "nonce": nonce,
         "cells": cells,
         "skip_cells": sorted(skip),
-        "exercises": [{"id": ex.id, "cases": inputs(cases[ex.id])} for ex in pending],
+        "exercises": [_spec(ex, cases[ex.id]) for ex in pending],
         "memory_mb": limits.memory_mb,
         "file_mb": limits.file_mb,
     }
@@ -219,18 +221,87 @@ def _run(
             os.close(task_read)
             os.close(result_write)
         try:
-            with os.fdopen(task_write, "wb") as pipe:
-                pipe.write(json.dumps(task).encode())
-        except BrokenPipeError:
-            pass
-        try:
-            return _watch(process, result_read, nonce, len(pending), limits.timeout)
+            _send(task_write, task)
+            os.set_blocking(task_write, False)  # a reply the child never reads is dropped
+            references = _References(pending, task_write)
+            return _watch(process, result_read, nonce, len(pending), limits.timeout, references)
         finally:
             os.close(result_read)
+            os.close(task_write)
             _kill(process)
 
 
-def _watch(process: subprocess.Popen, fd: int, nonce: str, n: int, timeout: float) -> _Attempt:
+def _spec(ex: Exercise, cases: list) -> dict[str, Any]:
+    """What the child needs of ``ex``: the names to call, its runners (by dotted name:
+    the child imports nothing but :mod:`.runners`), what is withheld, the names of the
+    steps it builds on, and the cases without their held-back entries."""
+    return {
+        "id": ex.id,
+        "names": list(ex.names),
+        "runs": [_runner_name(check.run) for check in ex.checks],
+        "withheld": list(ex.withheld),
+        "requires": sorted(ex.requires),
+        "cases": inputs(cases),
+    }
+
+
+def _runner_name(run: Callable) -> list:
+    """How the child finds ``run``: [module:function, None], or [module:factory, its
+    arguments] for one made by a :func:`~.registry.runner_factory`."""
+    module, name, args = getattr(run, "recipe", (run.__module__, run.__qualname__, None))
+    return [f"{module}:{name}", args]
+
+
+def _send(fd: int, message: dict[str, Any]) -> None:
+    data = (json.dumps(message) + "\n").encode()
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    except (BrokenPipeError, BlockingIOError):
+        pass  # the child is gone, or not reading: it will report nothing for this
+
+
+class _References:
+    """Answers a child's request for the references an exercise builds on
+    (``Exercise.requires``): once per exercise, and only after the child has reported
+    the student's own version of each of those steps, so a reference can never serve
+    as the answer to the exercise it is the reference of."""
+
+    def __init__(self, pending: list[Exercise], fd: int) -> None:
+        self.pending, self.fd, self.answered = pending, fd, set()
+
+    def __call__(self, exercise_id: object, attempt: _Attempt) -> None:
+        ex = next((e for e in self.pending if e.id == exercise_id), None)
+        if ex is None or not ex.requires or ex.id in self.answered:
+            return
+        self.answered.add(ex.id)
+        early = [
+            other.id
+            for other in self.pending
+            if other is not ex
+            and set(other.names) & set(ex.requires)
+            and other.id not in attempt.observed
+            and other.id not in attempt.errors
+        ]
+        if early:
+            why = f"{ex.id} was asked for before {', '.join(early)} reported"
+            _send(self.fd, {"refused": why})
+            return
+        sources = {
+            name: (function.__name__, textwrap.dedent(inspect.getsource(function)))
+            for name, function in ex.requires.items()
+        }
+        _send(self.fd, {"sources": sources})
+
+
+def _watch(
+    process: subprocess.Popen,
+    fd: int,
+    nonce: str,
+    n: int,
+    timeout: float,
+    references: Callable[[object, _Attempt], None],
+) -> _Attempt:
     attempt = _Attempt()
     phase: tuple[str, object] = ("start", None)
     # The clock for the submission starts once the child has started (Python and numpy
@@ -266,6 +337,8 @@ def _watch(process: subprocess.Popen, fd: int, nonce: str, n: int, timeout: floa
                 attempt.cell_errors[message.get("index")] = str(message.get("error"))[:300]
             elif event == "exercise":
                 phase, deadline = ("exercise", message.get("id")), time.monotonic() + timeout
+            elif event == "requires":
+                references(message.get("id"), attempt)
             elif event == "observed":
                 attempt.observed.setdefault(message.get("id"), message.get("observed"))
             elif event == "exercise_error":

@@ -16,7 +16,7 @@ from typing import Any
 from .plain import as_float, close, describe
 from .references import central_quotient
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter01 import SMOOTH, _function, _run_quotient
+from .runners.chapter01 import _function, _run_halving, _run_quotient
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
@@ -182,10 +182,6 @@ def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) 
     def cases(rng: random.Random) -> list[Case]:
         return [{"f": f, "x": rng.uniform(-2, 2), "h": h} for f in functions]
 
-    def run(fns: dict, case: Case) -> dict:
-        f, x = SMOOTH[case["f"]], case["x"]
-        return {"coarse": fns[name](f, x, case["h"]), "fine": fns[name](f, x, case["h"] / 2)}
-
     def judge(case: Case, seen: dict) -> str | None:
         coarse, problem = number_in(seen, "coarse")
         fine, problem2 = number_in(seen, "fine")
@@ -203,7 +199,12 @@ def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) 
         Mistake(_ratio_near(r), hint) for r, hint in _RATIO_MISTAKES.items() if r != ratio
     )
     return Check(
-        f"error shrinks {ratio:g}x when h halves", "", cases, run, judge, mistakes=mistakes
+        f"error shrinks {ratio:g}x when h halves",
+        "",
+        cases,
+        _run_halving(name),
+        judge,
+        mistakes=mistakes,
     )
 
 

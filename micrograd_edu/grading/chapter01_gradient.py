@@ -12,10 +12,11 @@ import random
 import statistics
 from collections.abc import Callable
 
-from .chapter01 import DERIVATIVES, SMOOTH, WITHHELD, number_in
+from .chapter01 import DERIVATIVES, WITHHELD, number_in
 from .plain import as_floats, close, describe
 from .references import central_quotient
 from .registry import Case, Check, Exercise, register
+from .runners.chapter01 import SMOOTH
 from .runners.chapter01_gradient import _run_gradient, _run_step
 
 # --- the gradient ------------------------------------------------------------

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from .plain import as_float, as_floats, close, describe
 from .registry import Case, Check, Exercise, register
 from .runners.chapter03 import (
-    _own_dual,
     _run_composed_functions,
     _run_composed_mul,
     _run_constant,
+    _run_function,
     _run_jacobian,
     _run_mul,
     _run_unchanged,
@@ -161,13 +161,11 @@ def _function_check(name: str, hint: str) -> Check:
         tangents = (-1.5, 0.5, 2.0, 3.0)
         return [{"a": rng.uniform(lo, 3), "da": da} for da in tangents]
 
-    def run(functions: dict, case: Case) -> dict:
-        out = getattr(_own_dual(functions)(case["a"], case["da"]), name)()
-        return {"primal": out.primal, "tangent": out.tangent}
-
     f, df = _FUNCTIONS[name]
     exact = lambda c: (f(c["a"]), df(c["a"]) * c["da"])  # noqa: E731
-    return Check(f"{name}: chain rule", hint, cases, run, _judge_pair(exact, f"x.{name}()"))
+    return Check(
+        f"{name}: chain rule", hint, cases, _run_function(name), _judge_pair(exact, f"x.{name}()")
+    )
 
 
 def _composed_cases(rng: random.Random) -> list[Case]:

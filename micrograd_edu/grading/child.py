@@ -1,17 +1,19 @@
 """The process a submission runs in (``python -m micrograd_edu.grading.child TASK RESULT``).
 
-It reads its task (the notebook's code, the cases, a nonce) from the pipe
-``TASK`` and closes it before any student code runs, limits its own memory and
-file sizes, runs the cells in a fresh namespace, then *observes* the student's
-functions on the grader's cases and writes each observation, as JSON lines
-tagged with the nonce, to the pipe ``RESULT``. It judges nothing: the parent
-compares the observations with its oracles, so nothing this process says can
-raise a grade above what the student's functions compute.
+It reads its task (the notebook's code, each exercise's runners and cases, a nonce)
+as one line from the pipe ``TASK``, limits its own memory and file sizes, runs the
+cells in a fresh namespace, then *observes* the student's functions: each runner
+(:mod:`.runners`) on its cases, writing each observation, as JSON lines tagged with the
+nonce, to the pipe ``RESULT``. It judges nothing and knows no answer: the cases carry
+inputs only, the judges and references are not even mounted in the sandbox, and the
+reference of an earlier step that an exercise builds on arrives on ``TASK`` only after
+this process has reported the student's own version of that step.
 """
 
 from __future__ import annotations
 
 import builtins
+import importlib
 import json
 import os
 import sys
@@ -42,9 +44,33 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {str(error)[:200]}"
 
 
+def _runner(entry: list) -> Any:
+    """The runner named [module:function, None] or [module:factory, arguments]."""
+    dotted, args = entry
+    module, _, name = dotted.partition(":")
+    if not module.startswith("micrograd_edu.grading.runners."):
+        raise ValueError(f"not a runner: {dotted}")
+    found = getattr(importlib.import_module(module), name)
+    return found if args is None else found(*args)
+
+
+def _references(item: dict[str, Any], send: Any, task: Any) -> dict[str, Any]:
+    """The references ``item`` builds on, asked of the parent once its steps are in."""
+    send(event="requires", id=item["id"])
+    answer = json.loads(task.readline() or "{}")
+    if "sources" not in answer:
+        raise RuntimeError(answer.get("refused", "the grader sent no reference"))
+    found = {}
+    for name, (function, source) in answer["sources"].items():
+        scope: dict[str, Any] = {"__name__": "reference", "__builtins__": builtins}
+        exec(compile("from __future__ import annotations\n" + source, "<reference>", "exec"), scope)
+        found[name] = scope[function]
+    return found
+
+
 def main(task_fd: int, result_fd: int) -> None:
-    with os.fdopen(task_fd, "rb") as pipe:
-        task = json.loads(pipe.read())
+    task_pipe = os.fdopen(task_fd, "rb")
+    task = json.loads(task_pipe.readline())
     _limit(task["memory_mb"], task["file_mb"])
     nonce, dumps, write = task.pop("nonce"), json.dumps, os.write
 
@@ -55,12 +81,12 @@ def main(task_fd: int, result_fd: int) -> None:
 
     from . import feedback
     from .notebook import Shell
-    from .registry import exercise, observe
+    from .registry import run_checks
     from .withhold import withholding
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
     # Entered for the child's whole life: the notebook's own imports get the stand-ins.
-    withheld = {name for item in task["exercises"] for name in exercise(item["id"]).withheld}
+    withheld = {name for item in task["exercises"] for name in item["withheld"]}
     held = withholding(withheld)  # kept: a collected generator would restore everything
     held.__enter__()
     # A fresh __main__ as in Jupyter (pickle and dataclasses look classes up there), with
@@ -83,7 +109,9 @@ def main(task_fd: int, result_fd: int) -> None:
     for item in task["exercises"]:
         send(event="exercise", id=item["id"])
         try:
-            observed = observe(exercise(item["id"]), namespace, item["cases"])
+            runs = [_runner(entry) for entry in item["runs"]]
+            requires = _references(item, send, task_pipe) if item["requires"] else {}
+            observed = run_checks(item["names"], runs, namespace, item["cases"], requires)
         except BaseException as error:
             send(event="exercise_error", id=item["id"], error=_describe(error))
         else:

@@ -43,6 +43,8 @@ __all__ = [
     "draw_cases",
     "inputs",
     "observe",
+    "run_checks",
+    "runner_factory",
     "judge",
     "broken",
 ]
@@ -211,9 +213,11 @@ def _injected(namespace: MutableMapping[str, Any], requires: dict[str, Any]) -> 
                 namespace[name] = value
 
 
-def _run_case(check: Check, functions: dict[str, Any], case: Case) -> dict[str, Any]:
+def _run_case(
+    run: Callable[..., dict[str, Any]], functions: dict[str, Any], case: Case
+) -> dict[str, Any]:
     try:
-        raw = check.run(functions, case)
+        raw = run(functions, case)
     except NotImplementedError:
         return {"not_attempted": True}
     except (Exception, SystemExit) as error:  # an interrupt still stops the whole check
@@ -241,6 +245,21 @@ def student_line(error: BaseException) -> str:
     return found
 
 
+def runner_factory(make: Callable[..., Callable]) -> Callable[..., Callable]:
+    """Mark ``make`` (a runners-module function that returns a runner for its plain
+    arguments) so that the batch grader can name the runner it made to the child:
+    the module, ``make``'s name and the arguments, in :attr:`recipe`."""
+
+    def made(*args: Any) -> Callable:
+        run = make(*args)
+        run.recipe = (make.__module__, make.__name__, list(args))
+        return run
+
+    made.__name__ = made.__qualname__ = make.__name__
+    made.__doc__ = make.__doc__
+    return made
+
+
 def observe(
     ex: Exercise, namespace: MutableMapping[str, Any], cases: list[list[Case]]
 ) -> dict[str, Any]:
@@ -248,15 +267,29 @@ def observe(
 
     This is the only part of grading that runs next to student code.
     """
-    missing = [name for name in ex.names if not callable(namespace.get(name))]
+    runs = [check.run for check in ex.checks]
+    return run_checks(ex.names, runs, namespace, inputs(cases), ex.requires)
+
+
+def run_checks(
+    names: tuple[str, ...] | list[str],
+    runs: list[Callable[..., dict[str, Any]]],
+    namespace: MutableMapping[str, Any],
+    cases: list[list[Case]],
+    requires: dict[str, Any],
+) -> dict[str, Any]:
+    """Each runner on its cases with the student's ``names`` from ``namespace`` (and
+    ``requires`` standing in for the steps they build on): what :func:`observe` does,
+    in a form the submission's process can call without the exercise's judges."""
+    missing = [name for name in names if not callable(namespace.get(name))]
     if missing:
         return {"missing": missing}
-    functions = {name: namespace[name] for name in ex.names}
-    with _injected(namespace, ex.requires):
+    functions = {name: namespace[name] for name in names}
+    with _injected(namespace, requires):
         return {
             "checks": [
-                [_run_case(check, functions, case) for case in check_cases]
-                for check, check_cases in zip(ex.checks, inputs(cases), strict=True)
+                [_run_case(run, functions, case) for case in run_cases]
+                for run, run_cases in zip(runs, cases, strict=True)
             ]
         }
 

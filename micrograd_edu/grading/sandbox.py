@@ -16,10 +16,12 @@ child process inside sets the time, memory and file-size limits on itself
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 __all__ = ["SandboxUnavailable", "available", "command", "FIX", "PACKAGE_MOUNT"]
@@ -31,6 +33,20 @@ FIX = (
 )
 PACKAGE_MOUNT = "/pkg"  # the package is importable from here inside the sandbox
 NOBODY = "65534"
+# The grading modules a submission's process imports; every other one (the chapters'
+# judges, oracles and mistake models, the references, the batch grader) is mounted as
+# an empty file, and the compiled copies of them are not mounted at all.
+CHILD_MODULES = (
+    "__init__.py",
+    "child.py",
+    "counting.py",
+    "feedback.py",
+    "notebook.py",
+    "plain.py",
+    "registry.py",
+    "time_limit.py",
+    "withhold.py",
+)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -70,6 +86,7 @@ def command(argv: list[str], package: Path) -> list[str]:
         "--tmpfs", "/home",
         *_system_mounts(),
         "--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}",
+        *_hidden(package, f"{PACKAGE_MOUNT}/{package.name}"),
         "--proc", "/proc",
         "--dev", "/dev",
         "--chdir", "/tmp",
@@ -78,6 +95,39 @@ def command(argv: list[str], package: Path) -> list[str]:
         "--",
         *argv,
     ]  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def _empty_module() -> Path:
+    """An empty file to mount over a hidden module (it must be a regular file for
+    Python to import it: the package's own ``__init__`` imports every chapter)."""
+    folder = Path(tempfile.mkdtemp(prefix="micrograd-sandbox-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "hidden.py"
+    path.write_text('"""Not mounted while a submission is graded."""\n')
+    path.chmod(0o444)
+    folder.chmod(0o755)
+    return path
+
+
+def _hidden(package: Path, mount: str) -> list[str]:
+    """Binds that hide the grader's answers in the mounted package: each grading module
+    the child does not import becomes an empty file, and ``__pycache__`` an empty
+    directory. Also where the package lies inside a mounted environment (installed
+    into site-packages), so no copy of it is readable."""
+    grading = package / "grading"
+    mounts = [mount]
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix), Path("/usr")}
+    if any(package.is_relative_to(root) for root in roots):
+        mounts.append(str(package))
+    args: list[str] = []
+    for where in mounts:
+        for path in sorted(grading.glob("*.py")):
+            if path.name not in CHILD_MODULES:
+                args += ["--ro-bind", str(_empty_module()), f"{where}/grading/{path.name}"]
+        if (grading / "__pycache__").is_dir():
+            args += ["--tmpfs", f"{where}/grading/__pycache__"]
+    return args
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..registry import Case
+from ..registry import Case, runner_factory
 
 # Smooth functions (what the student's code evaluates) and, for the judges only, their
 # derivatives in closed form.
@@ -43,8 +43,20 @@ def _function(case: Case) -> Callable[[float], float]:
     return SMOOTH[case["f"]]
 
 
+@runner_factory
 def _run_quotient(name: str) -> Callable[[dict, Case], dict]:
     def run(functions: dict, case: Case) -> dict:
         return {"value": functions[name](_function(case), case["x"], case["h"])}
+
+    return run
+
+
+@runner_factory
+def _run_halving(name: str) -> Callable[[dict, Case], dict]:
+    """``name`` at h and at h / 2: how much the error shrinks is the method's order."""
+
+    def run(fns: dict, case: Case) -> dict:
+        f, x = SMOOTH[case["f"]], case["x"]
+        return {"coarse": fns[name](f, x, case["h"]), "fine": fns[name](f, x, case["h"] / 2)}
 
     return run

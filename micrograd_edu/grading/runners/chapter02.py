@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...symbolic import Apply, Constant, Expr, Symbol
-from ..registry import Case
+from ..registry import Case, runner_factory
 
 Nodes = list[list[Any]]
 
@@ -88,6 +88,7 @@ _LIBRARY: dict[str, tuple[Callable, Callable, Callable, Callable]] = {
 }
 
 
+@runner_factory
 def _run_rule(name: str) -> Callable[[dict, Case], dict]:
     def run(functions: dict, case: Case) -> dict:
         x = Symbol("x")

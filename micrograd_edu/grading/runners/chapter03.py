@@ -10,7 +10,7 @@ from typing import Any
 from ... import functions as F
 from ...forward import Dual
 from ..counting import Counted
-from ..registry import Case
+from ..registry import Case, runner_factory
 
 
 def _own_dual(functions: dict) -> Callable[..., Any]:
@@ -77,3 +77,14 @@ def _run_jacobian(functions: dict, case: Case) -> dict:
     f = Counted(_lecture if case["lecture"] else _family(case))
     jacobian = functions["jacobian_forward"](f, list(case["xs"]))
     return {"J": jacobian, "calls": f.calls}
+
+
+@runner_factory
+def _run_function(name: str) -> Callable[[dict, Case], dict]:
+    """MyDual's method ``name`` (sin, exp, log) on a dual number."""
+
+    def run(functions: dict, case: Case) -> dict:
+        out = getattr(_own_dual(functions)(case["a"], case["da"]), name)()
+        return {"primal": out.primal, "tangent": out.tangent}
+
+    return run

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Case
+from ..registry import Case, runner_factory
 
 _NAMES = ("X", "W", "b", "dY")
 
@@ -20,6 +20,7 @@ def _run_jacobian(functions: dict, case: Case) -> dict:
     return {"value": functions["linear_jacobian"](x, w)}
 
 
+@runner_factory
 def _run_backward(name: str):
     def run(functions: dict, case: Case) -> dict:
         x, w, b, dy = _arrays(case)
