@@ -196,6 +196,7 @@ def _run(
         "memory_mb": limits.memory_mb,
         "file_mb": limits.file_mb,
     }
+    withheld = frozenset(name for ex in pending for name in ex.withheld)
     task_read, task_write = os.pipe()
     result_read, result_write = os.pipe()
     with tempfile.TemporaryDirectory(prefix="micrograd-grade-", ignore_cleanup_errors=True) as home:
@@ -208,7 +209,7 @@ def _run(
                 str(result_write),
             ]
             process = subprocess.Popen(
-                sandbox.command(argv, _PACKAGE) if limits.sandbox else argv,
+                sandbox.command(argv, _PACKAGE, withheld) if limits.sandbox else argv,
                 pass_fds=(task_read, result_write),
                 cwd=home,
                 env=_child_env(home),
@@ -274,7 +275,6 @@ class _References:
         ex = next((e for e in self.pending if e.id == exercise_id), None)
         if ex is None or not ex.requires or ex.id in self.answered:
             return
-        self.answered.add(ex.id)
         early = [
             other.id
             for other in self.pending
@@ -291,6 +291,7 @@ class _References:
             name: (function.__name__, textwrap.dedent(inspect.getsource(function)))
             for name, function in ex.requires.items()
         }
+        self.answered.add(ex.id)
         _send(self.fd, {"sources": sources})
 
 

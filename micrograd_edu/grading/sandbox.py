@@ -24,6 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .stubbed import stubbed_files
+
 __all__ = ["SandboxUnavailable", "available", "command", "FIX", "PACKAGE_MOUNT"]
 
 FIX = (
@@ -73,9 +75,10 @@ def _system_mounts() -> list[str]:
     return args
 
 
-def command(argv: list[str], package: Path) -> list[str]:
+def command(argv: list[str], package: Path, withheld: frozenset[str] = frozenset()) -> list[str]:
     """``argv`` run inside the sandbox, with ``package`` (this package's directory)
-    importable from :data:`PACKAGE_MOUNT`."""
+    importable from :data:`PACKAGE_MOUNT`, its answers hidden, and the definitions of
+    the ``withheld`` names raising in the files themselves (:mod:`.stubbed`)."""
     return [
         "bwrap",
         "--unshare-all",  # user, pid, network, ipc, uts, cgroup namespaces
@@ -86,7 +89,7 @@ def command(argv: list[str], package: Path) -> list[str]:
         "--tmpfs", "/home",
         *_system_mounts(),
         "--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}",
-        *_hidden(package, f"{PACKAGE_MOUNT}/{package.name}"),
+        *_hidden(package, f"{PACKAGE_MOUNT}/{package.name}", withheld),
         "--proc", "/proc",
         "--dev", "/dev",
         "--chdir", "/tmp",
@@ -110,7 +113,7 @@ def _empty_module() -> Path:
     return path
 
 
-def _hidden(package: Path, mount: str) -> list[str]:
+def _hidden(package: Path, mount: str, withheld: frozenset[str]) -> list[str]:
     """Binds that hide the grader's answers in the mounted package: each grading module
     the child does not import becomes an empty file, and ``__pycache__`` an empty
     directory. Also where the package lies inside a mounted environment (installed
@@ -127,6 +130,10 @@ def _hidden(package: Path, mount: str) -> list[str]:
                 args += ["--ro-bind", str(_empty_module()), f"{where}/grading/{path.name}"]
         if (grading / "__pycache__").is_dir():
             args += ["--tmpfs", f"{where}/grading/__pycache__"]
+        for copy, original in stubbed_files(withheld, package):
+            args += ["--ro-bind", str(copy), f"{where}/{original.relative_to(package)}"]
+            if (original.parent / "__pycache__").is_dir():  # no compiled original either
+                args += ["--tmpfs", f"{where}/{original.parent.relative_to(package)}/__pycache__"]
     return args
 
 
