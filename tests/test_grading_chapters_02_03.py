@@ -10,8 +10,8 @@ from grading_helpers import explained, failed_checks, grade
 from micrograd_edu.forward import Dual
 from micrograd_edu.grading import chapter, gradebook
 from micrograd_edu.grading.chapter02 import evaluate, tree_size
-from micrograd_edu.grading.runners.chapter02 import build, encode
 from micrograd_edu.grading.notebook import dumps, read_notebook
+from micrograd_edu.grading.runners.chapter02 import build, encode
 from micrograd_edu.symbolic import Apply, Constant, Symbol, size
 
 # --- reference answers -------------------------------------------------------
@@ -371,3 +371,35 @@ def test_the_packages_own_answers_are_withheld_while_grading(tmp_path):
             assert result.score == 0
             if result.id in ("02.my_diff", "02.my_size", "03.jacobian_forward"):
                 assert "withheld" in " ".join(c.reason for c in result.checks), result
+
+
+def test_a_mydual_that_hands_the_work_to_the_package_dual_scores_nothing():
+    """A factory returning the package's Dual, or operations that return one, are not
+    the student's rules (issue 10)."""
+    class Borrows:
+        def __init__(self, a, da=0.0):
+            self.primal, self.tangent = a, da
+
+        def _dual(self):
+            return Dual(self.primal, self.tangent)
+
+        def __mul__(self, other):
+            other = other if isinstance(other, Borrows) else Borrows(other)
+            return self._dual() * other._dual()
+
+        __rmul__ = __mul__
+
+        def sin(self):
+            return self._dual().sin()
+
+        def exp(self):
+            return self._dual().exp()
+
+        def log(self):
+            return self._dual().log()
+
+    for mydual in (lambda a, da=0.0: Dual(a, da), Borrows):
+        for exercise_id in ("03.dual_mul", "03.dual_functions"):
+            result = grade(exercise_id, {"MyDual": mydual})
+            assert result.score == 0, (exercise_id, result)
+            assert "micrograd_edu's Dual" in str(result), result

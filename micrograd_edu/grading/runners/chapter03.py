@@ -14,23 +14,39 @@ from ..registry import Case, runner_factory
 
 
 def _own_dual(functions: dict) -> Callable[..., Any]:
-    """The submission's MyDual, refused if it only inherits the package's ``Dual``."""
+    """The submission's MyDual, refused if it is, or makes, the package's ``Dual``
+    (a subclass that inherits its operations, or a factory that returns one)."""
     make = functions["MyDual"]
     if isinstance(make, type) and issubclass(make, Dual):
         raise TypeError("MyDual is derived from micrograd_edu's Dual: write its operations")
-    return make
+
+    def own(*args: Any) -> Any:
+        made = make(*args)
+        if isinstance(made, Dual):
+            raise TypeError("MyDual(...) made micrograd_edu's Dual: write its operations")
+        return made
+
+    return own
+
+
+def _read(*duals: Any) -> dict:
+    """The primal and tangent of each result, refused if an operation of MyDual handed
+    the work to the package's ``Dual``."""
+    if any(isinstance(d, Dual) for d in duals):
+        raise TypeError("an operation of MyDual returned micrograd_edu's Dual: write its rules")
+    if len(duals) == 1:
+        return {"primal": duals[0].primal, "tangent": duals[0].tangent}
+    return {"primal": [d.primal for d in duals], "tangent": [d.tangent for d in duals]}
 
 
 def _run_mul(functions: dict, case: Case) -> dict:
     make = _own_dual(functions)
-    out = make(case["a"], case["da"]) * make(case["b"], case["db"])
-    return {"primal": out.primal, "tangent": out.tangent}
+    return _read(make(case["a"], case["da"]) * make(case["b"], case["db"]))
 
 
 def _run_constant(functions: dict, case: Case) -> dict:
     x = _own_dual(functions)(case["a"], case["da"])
-    out = case["c"] * x if case["left"] else x * case["c"]
-    return {"primal": out.primal, "tangent": out.tangent}
+    return _read(case["c"] * x if case["left"] else x * case["c"])
 
 
 def _run_unchanged(functions: dict, case: Case) -> dict:
@@ -43,14 +59,12 @@ def _run_unchanged(functions: dict, case: Case) -> dict:
 def _run_composed_mul(functions: dict, case: Case) -> dict:
     make = _own_dual(functions)
     x, y, z = (make(case[k], case["d" + k]) for k in "abc")
-    out, square = (x * y) * z, x * x
-    return {"primal": [out.primal, square.primal], "tangent": [out.tangent, square.tangent]}
+    return _read((x * y) * z, x * x)
 
 
 def _run_composed_functions(functions: dict, case: Case) -> dict:
     x = _own_dual(functions)(case["a"], case["da"])
-    out = x.exp().sin().exp().log()  # log(exp(sin(exp(x)))) = sin(exp(x))
-    return {"primal": out.primal, "tangent": out.tangent}
+    return _read(x.exp().sin().exp().log())  # log(exp(sin(exp(x)))) = sin(exp(x))
 
 
 def _family(case: Case) -> Callable[..., list[Any]]:
@@ -84,7 +98,6 @@ def _run_function(name: str) -> Callable[[dict, Case], dict]:
     """MyDual's method ``name`` (sin, exp, log) on a dual number."""
 
     def run(functions: dict, case: Case) -> dict:
-        out = getattr(_own_dual(functions)(case["a"], case["da"]), name)()
-        return {"primal": out.primal, "tangent": out.tangent}
+        return _read(getattr(_own_dual(functions)(case["a"], case["da"]), name)())
 
     return run
