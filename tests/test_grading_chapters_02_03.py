@@ -376,6 +376,7 @@ def test_the_packages_own_answers_are_withheld_while_grading(tmp_path):
 def test_a_mydual_that_hands_the_work_to_the_package_dual_scores_nothing():
     """A factory returning the package's Dual, or operations that return one, are not
     the student's rules (issue 10)."""
+
     class Borrows:
         def __init__(self, a, da=0.0):
             self.primal, self.tangent = a, da
