@@ -4,7 +4,6 @@ reloading a module, through ``__mro__``, or by asking for a reference before its
 version was reported, earns nothing; the honest solution next to it keeps full marks."""
 
 import csv
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,15 +112,6 @@ def _with_cell(solution: str, cell_id: str, source: str, path: Path) -> Path:
     cell["source"] = source
     path.write_text(dumps(nb), encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def sandboxed():
-    reason = sandbox.available()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"the sandbox cannot run in CI: {reason}")
-        pytest.skip(reason)
 
 
 def _grade(paths: list[Path], tmp_path: Path, chapter: str) -> dict[str, dict]:

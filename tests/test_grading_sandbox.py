@@ -31,15 +31,6 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(scope="module")
-def sandboxed():
-    reason = sandbox.available()
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"the sandbox cannot run in CI: {reason}")
-        pytest.skip(reason)
-
-
 def _listen(port: int):
     server = socket.socket()
     try:

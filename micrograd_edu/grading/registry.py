@@ -19,6 +19,7 @@ namespace, so one wrong answer does not fail the exercises built on it.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import random
 import sys
@@ -250,13 +251,12 @@ def runner_factory(make: Callable[..., Callable]) -> Callable[..., Callable]:
     arguments) so that the batch grader can name the runner it made to the child:
     the module, ``make``'s name and the arguments, in :attr:`recipe`."""
 
+    @functools.wraps(make)
     def made(*args: Any) -> Callable:
         run = make(*args)
         run.recipe = (make.__module__, make.__name__, list(args))
         return run
 
-    made.__name__ = made.__qualname__ = make.__name__
-    made.__doc__ = make.__doc__
     return made
 
 

@@ -68,29 +68,30 @@ def _build(g: Graph, make: type[_Node]) -> list[_Node]:
     return nodes
 
 
-def _backward_by_creation(make: Any, build: Callable[[], Any]) -> Any:
+def _backward_by_creation(leaf: Any, build: Callable[[], Any]) -> Any:
     """``build()``'s result, backpropagated as MyValue's backward would: every node
     reachable from it along ``.parents`` runs its ``_backward`` once, in the reverse of
     the order the nodes were made (a node is made after its parents). The order is
-    recorded while ``build`` runs, by wrapping the class's ``__init__``; the grader
-    needs no topological sort of its own (that is an exercise)."""
+    recorded while ``build`` runs, by wrapping ``__init__`` of the class ``leaf`` is
+    (MyValue itself may be a factory); the grader needs no topological sort of its own
+    (that is an exercise)."""
     created: list[Any] = []
-    own = isinstance(make, type) and "__init__" in vars(make)
-    original = make.__init__ if isinstance(make, type) else None
+    cls = type(leaf)
+    own = "__init__" in vars(cls)
+    original = cls.__init__
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         created.append(self)
 
-    if original is not None:
-        make.__init__ = init
+    cls.__init__ = init
     try:
         root = build()
     finally:
         if own:
-            make.__init__ = original
-        elif original is not None:
-            del make.__init__
+            cls.__init__ = original
+        else:
+            del cls.__init__
     reached, todo = {id(root)}, [root]
     while todo:
         for parent in getattr(todo.pop(), "parents", ()) or ():
@@ -136,7 +137,7 @@ def _run_expression(functions: dict, case: Case) -> dict:
             made.append(_apply(step, made, lambda v: v.tanh()))
         return made[-1]
 
-    out = _backward_by_creation(make, build)
+    out = _backward_by_creation(leaves[0], build)
     return {"value": out.data, "grads": [leaf.grad for leaf in leaves]}
 
 
@@ -157,11 +158,11 @@ def _run_tanh(functions: dict, case: Case) -> dict:
         seen["scaled"] = _probe_tanh(make, a, case["upstream"])[1]
     if case["twice"]:
         x = make(a)
-        _backward_by_creation(make, lambda: x.tanh() + x.tanh())
+        _backward_by_creation(x, lambda: x.tanh() + x.tanh())
         seen["twice"] = x.grad
     if case.get("chain"):
         x = make(a)
-        _backward_by_creation(make, lambda: x.tanh().tanh())
+        _backward_by_creation(x, lambda: x.tanh().tanh())
         seen["chain"] = x.grad
     return seen
 
