@@ -1,14 +1,17 @@
 """How often the training exercises pass, over 50 grader seeds: the verdicts must not be luck.
 
-For 09.train_model and 10.train_classifier, each judged on the grader's own data drawn from
-a seed, this grades over 50 seeds:
+For 04.train, 09.train_model and 10.train_classifier, each judged on the grader's own data
+drawn from a seed, this grades over 50 seeds:
 
 * the reference solution (read from the instructor's solution notebook);
+* for 04, the student's MyValue network with the settings the exercise suggests, with tanh
+  and with relu between the layers;
 * for 09, a student who uses the lecture's own slider settings (a ReLU net of width 32 and
   depth 3, Adam at 3e-3, batches of 32, 100 epochs): it passes in the notebook, so it must
   pass on every seed in the batch too (one verdict);
-* a model that does not learn (the mean of the training targets; the most common class),
-  which must fail on every seed.
+* a model that does not learn (the mean of the training targets; the most common class; for
+  04 a network with no activation between its layers, a straight line), which must fail on
+  every seed.
 
 Run: ``python benchmarks/bench_training_verdicts.py [seeds]``. Prints the pass counts and
 whether each meets its target (all 50 for the first two, none for the last); a missed target
@@ -34,7 +37,8 @@ def _batches(n, rng):
 
 
 def _solution(name: str, function: str):
-    """The reference answer: the function as the instructor's solution notebook writes it."""
+    """The reference answer: the function as the instructor's solution notebook writes it,
+    with the notebook's other definitions (MyValue, backward) as its globals."""
     import json
     from pathlib import Path
 
@@ -46,6 +50,34 @@ def _solution(name: str, function: str):
             if "check(" not in source and "print(" not in source:
                 exec(source, namespace)
     return namespace[function]
+
+
+def _network_04(activation):
+    """04's suggested settings (8 hidden units, weights from gauss(0, 1), 200 steps of 0.1)
+    on the solution notebook's MyValue and backward; ``activation=None``: no activation."""
+    solution = _solution("04_reverse", "train").__globals__
+    value, backward = solution["MyValue"], solution["backward"]
+
+    def train(xs, ys):
+        rng = np.random.default_rng(0)
+        w, b, v = ([value(t) for t in rng.normal(0, s, 8)] for s in (1, 1, 8**-0.5))
+        bias = value(0.0)
+
+        def predict(x):
+            hidden = (getattr(wi * x + bi, activation)() if activation else wi * x + bi
+                      for wi, bi in zip(w, b, strict=True))  # fmt: skip
+            return sum((vi * h for vi, h in zip(v, hidden, strict=True)), bias)
+
+        for _ in range(200):
+            errors = [(predict(x) - y) ** 2 for x, y in zip(xs, ys, strict=True)]
+            backward(sum(errors, value(0.0)) / len(xs))
+            for p in (*w, *b, *v, bias):
+                p.data -= 0.1 * p.grad
+                p.grad = 0.0
+        return predict
+
+    train.namespace = solution  # where the grader finds its MyValue
+    return train
 
 
 def lecture_sliders_09(x, y, seed):
@@ -69,6 +101,12 @@ def most_common_10(X, labels, seed):
 
 
 CANDIDATES = {
+    "04.train": {
+        "reference": ("train", "04_reverse", True),
+        "suggested settings, tanh": ("train", _network_04("tanh"), True),
+        "suggested settings, relu": ("train", _network_04("relu"), True),
+        "no activation (a line)": ("train", _network_04(None), False),
+    },
     "09.train_model": {
         "reference": ("train_model", "09_mlp", True),
         "lecture's slider settings": ("train_model", lecture_sliders_09, True),
@@ -90,8 +128,11 @@ def _passed(job):
     if isinstance(function, str):
         function = _solution(function, function_name)
     ex = exercise(exercise_id)
+    # the names the exercise reads besides the function (04's MyValue) come from its globals
+    namespace = getattr(function, "namespace", function.__globals__)
+    functions = {name: namespace.get(name) for name in ex.names}
     cases = draw_cases(ex, f"seed{seed}")
-    return judge(ex, cases, observe(ex, {function_name: function}, cases)).passed
+    return judge(ex, cases, observe(ex, {**functions, function_name: function}, cases)).passed
 
 
 def main() -> None:

@@ -17,17 +17,20 @@ from typing import Any
 
 from ..numerical import gradient
 from .plain import as_float, as_floats, close, describe, too_long
-from .references import topological_order
-from .registry import HELD, Case, Check, Exercise, register
+from .references import backward_reference, topological_order
+from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter04 import (
     Graph,
     _apply,
+    _build,
+    _ClosureNode,
     _evaluate,
     _leaf_indices,
     _run_backward,
-    _run_expression,
+    _run_composed,
     _run_order,
-    _run_tanh,
+    _run_train,
+    _run_unary,
 )
 
 _UNARY = ("sin", "tanh", "cos")
@@ -169,175 +172,74 @@ TOPOLOGICAL_ORDER = register(
             ),
         ),
         withheld=WITHHELD,
+        answers=("stack.append((parent, iter(parent.parents)))", "iter(root.parents)"),
     )
 )
 
 
-# --- 04.mul and 04.tanh: MyValue's operations ------------------------------------
-
-# An expression as plain data: a list of steps ["mul", i, j] | ["add", i, j] |
-# ["tanh", i] | ["rmul", i, c] (c * node i) | ["mulc", i, c] (node i * c), with
-# indices into the list built so far (the leaves come first). The same steps run
-# on the student's MyValues and, for the judge, on floats.
-
-
-def _float_expression(case: Case, leaves: list[float]) -> float:
-    made = list(leaves)
-    for step in case["steps"]:
-        made.append(_apply(step, made, math.tanh))
-    return made[-1]
-
-
-def _judge_expression(case: Case, seen: dict) -> str | None:
-    leaves = case["leaves"]
-    value = as_float(seen.get("value"))
-    if value is None:
-        return f"out.data is {describe(seen.get('value'))}; expected a number"
-    if not close(value, _float_expression(case, leaves), 1e-9, 1e-12):
-        return f"wrong value: out.data is off for the expression {case['text']}"
-    grads = as_floats(seen.get("grads"), len(leaves))
-    if grads is None:
-        return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
-    # closed forms where the case has them, else central differences of the float expression
-    want = (
-        case.get(HELD)
-        or gradient(lambda *xs: _float_expression(case, list(xs)), leaves, 1e-6).gradient.tolist()
-    )
-    for k, (got, exact) in enumerate(zip(grads, want, strict=True)):
-        if not close(got, exact, 1e-5, 1e-7):
-            return f"wrong gradient of {case['text']} with respect to input {k}"
-    return None
-
-
-def _cases(make: Callable[[random.Random], Case], count: int = 4) -> Callable:
-    return lambda rng: [make(rng) for _ in range(count)]
-
-
-def _number(rng: random.Random, low: float = 0.3, high: float = 2.0) -> float:
-    return round(rng.choice((-1, 1)) * rng.uniform(low, high), 4)
-
-
-def _product(rng: random.Random) -> Case:
-    a, b = _number(rng), _number(rng)
-    return {"leaves": [a, b], "steps": [["mul", 0, 1]], "text": "a * b", HELD: [b, a]}
-
-
-def _square(rng: random.Random) -> Case:
-    a = _number(rng)
-    return {"leaves": [a], "steps": [["mul", 0, 0]], "text": "a * a", HELD: [2 * a]}
-
-
-def _with_number(rng: random.Random) -> Case:
-    a, c = _number(rng), _number(rng)
-    op = rng.choice(("rmul", "mulc"))
-    text = f"{c} * a" if op == "rmul" else f"a * {c}"
-    return {"leaves": [a], "steps": [[op, 0, c]], "text": text, HELD: [c]}
-
-
-def _nested_product(rng: random.Random) -> Case:
-    a, b, c = _number(rng), _number(rng), _number(rng)
-    steps = [["mul", 0, 1], ["mul", 3, 2]]
-    return {
-        "leaves": [a, b, c],
-        "steps": steps,
-        "text": "(a * b) * c",
-        HELD: [b * c, a * c, a * b],
-    }
-
-
-def _judge_reached(case: Case, seen: dict) -> str | None:
-    # Only whether backward reaches every input: the values are the other checks' business.
-    grads = as_floats(seen.get("grads"), len(case["leaves"]))
-    if grads is None:
-        return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
-    missed = [name for name, g in zip("abc", grads, strict=False) if g == 0.0]
-    if missed:
-        names = " and ".join(f"{name}.grad" for name in missed)
-        verb = "is" if len(missed) == 1 else "are"
-        return (
-            f"after backward of {case['text']}, {names} {verb} still 0: backward never reached it"
-        )
-    return None
-
-
-def _product_on_the_right(rng: random.Random) -> Case:
-    a, b, c = _number(rng), _number(rng), _number(rng)
-    steps = [["mul", 2, 0], ["mul", 1, 3]] if rng.random() < 0.5 else [["mul", 0, 1], ["mul", 2, 3]]
-    text = "b * (c * a)" if steps[0] == ["mul", 2, 0] else "c * (a * b)"
-    return {"leaves": [a, b, c], "steps": steps, "text": text, HELD: [b * c, a * c, a * b]}
-
-
-MUL = register(
-    Exercise(
-        "04.mul",
-        "MyValue.__mul__",
-        2,
-        "MyValue.__mul__(self, other) returns a new MyValue for self * other whose "
-        "_backward adds other.data * out.grad to self.grad and self.data * out.grad "
-        "to other.grad; a plain number is wrapped in a MyValue.",
-        ("MyValue",),
-        (
-            Check(
-                "a * b: value and both gradients",
-                "d(ab)/da = b and d(ab)/db = a: each input gets the OTHER input's data "
-                "times out.grad; and out must list (self, other) as its parents",
-                _cases(_product),
-                _run_expression,
-                _judge_expression,
-            ),
-            Check(
-                "(a * b) * c: gradients scale by out.grad",
-                "the chain rule multiplies the local derivative by out.grad (the "
-                "gradient arriving from above), not by 1",
-                _cases(_nested_product),
-                _run_expression,
-                _judge_expression,
-            ),
-            Check(
-                "c * (a * b): a product as the right operand",
-                "backward reaches a node only through the parents of the nodes after it: "
-                "which nodes does out list as the ones it was computed from?",
-                _cases(_product_on_the_right, 3),
-                _run_expression,
-                _judge_reached,
-            ),
-            Check(
-                "a * a: a node used twice",
-                "when self and other are the same node both contributions must add up "
-                "(2a): accumulate with +=, never assign grad with =",
-                _cases(_square),
-                _run_expression,
-                _judge_expression,
-            ),
-            Check(
-                "a * 2.5 and 2.5 * a: plain numbers",
-                "wrap a plain number in MyValue before using .data, and keep "
-                "__rmul__ = __mul__ so that 2.5 * a works",
-                _cases(_with_number),
-                _run_expression,
-                _judge_expression,
-            ),
-        ),
-    )
-)
-
-
-# 04.tanh's checks each aim at one mistake, and only the first judges the local
-# derivative against 1 - tanh²: the others compare the student's gradients with the
+# --- MyValue's operations: 04.pow, 04.exp, 04.relu ------------------------------
+#
+# The lecture builds +, *, tanh and log; these exercises ask for the others. Each
+# check aims at one property, and only the second judges the local derivative
+# against its closed form: the others compare the student's gradients with the
 # student's OWN local derivative (measured on a fresh node with out.grad = 1), so a
 # wrong derivative fails one check, not all of them.
 
+_VALUE = {
+    "pow": lambda a, k: a**k,
+    "exp": lambda a, k: math.exp(a),
+    "relu": lambda a, k: max(a, 0.0),
+    "tanh": lambda a, k: math.tanh(a),
+}
+_SLOPE = {
+    "pow": lambda a, k: k * a ** (k - 1),
+    "exp": lambda a, k: math.exp(a),
+    "relu": lambda a, k: 1.0 if a > 0 else 0.0,
+}
+_NAME = {"pow": "a ** k", "exp": "a.exp()", "relu": "a.relu()"}
 
-def _tanh_case(low: float, high: float, **observe: bool) -> Callable[[random.Random], Case]:
-    """Draw ``a`` in ±[low, high]; ``observe`` adds ``upstream``, ``twice``, ``chain``."""
+
+def _number(rng: random.Random, low: float = 0.3, high: float = 2.0, sign: bool = True) -> float:
+    return round((rng.choice((-1, 1)) if sign else 1) * rng.uniform(low, high), 4)
+
+
+def _unary_cases(
+    op: str,
+    count: int = 4,
+    low: float = 0.3,
+    high: float = 2.0,
+    sign: bool = True,
+    powers: tuple[float, ...] = (2, 3, -1, -2, 0.5, 1.5),
+    **observe: bool,
+) -> Callable[[random.Random], list[Case]]:
+    """``count`` cases of ``op`` at a in ±[low, high] (a > 0 for a fractional power);
+    ``observe`` adds ``upstream``, ``twice``, ``chain``."""
 
     def make(rng: random.Random) -> Case:
-        case: Case = {"a": _number(rng, low, high)}
+        case: Case = {"op": op}
+        if op == "pow":
+            case["k"] = rng.choice(powers)
+        fractional = op == "pow" and case["k"] != int(case["k"])
+        case["a"] = _number(rng, low, high, sign and not fractional)
         if observe.get("upstream"):
             case["upstream"] = _number(rng, 1.5, 3.0)
         return {**case, "twice": bool(observe.get("twice")), "chain": bool(observe.get("chain"))}
 
-    return make
+    return lambda rng: [make(rng) for _ in range(count)]
+
+
+def _where(case: Case) -> str:
+    at = f"a = {case['a']}"
+    return f"{_NAME[case['op']]} at {at}" + (f", k = {case['k']}" if "k" in case else "")
+
+
+def _off(what: str, got: float, want: float) -> str:
+    """What ``got`` is against a right value ``want``, without stating ``want``."""
+    if not math.isfinite(got):
+        return f"{what} is {got}"
+    if want != 0 and got != 0 and abs(got / want - 1) > 1e-6:
+        return f"{what} is {got / want:.3g} times the right value"
+    return f"{what} is off by {abs(got - want):.2g}"
 
 
 def _numbers(seen: dict, *keys: str) -> tuple[list[float], str | None]:
@@ -352,115 +254,437 @@ def _numbers(seen: dict, *keys: str) -> tuple[list[float], str | None]:
     return got, None
 
 
-def _judge_tanh_value(case: Case, seen: dict) -> str | None:
+def _judge_value(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "value")
-    if problem or close(got[0], math.tanh(case["a"]), 1e-9, 1e-12):
+    if problem:
         return problem
-    return f"out.data is not tanh(a) for a = {case['a']}"
+    want = _VALUE[case["op"]](case["a"], case.get("k"))
+    return (
+        None
+        if close(got[0], want, 1e-9, 1e-12)
+        else _off(f"for {_where(case)}, out.data", got[0], want)
+    )
 
 
-def _judge_tanh_local(case: Case, seen: dict) -> str | None:
+def _judge_local(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "local")
-    a = case["a"]
-    if problem or close(got[0], 1 - math.tanh(a) ** 2, 1e-9, 1e-12):
+    if problem:
         return problem
-    if got[0] == 0.0:
-        return "a.grad is still 0 after out._backward(): _backward must add to self.grad"
-    if close(got[0], 1 - a * a, 1e-9, 1e-12):
-        return f"for a = {a}, a.grad is 1 - a²: the derivative is written with the input a"
-    return f"for a = {a}, a.grad is not 1 - tanh²(a) (with out.grad = 1)"
+    want = _SLOPE[case["op"]](case["a"], case.get("k"))
+    if close(got[0], want, 1e-9, 1e-12):
+        return None
+    where = f"for {_where(case)}, a.grad after out._backward() with out.grad = 1"
+    return f"{where} is still 0" if got[0] == 0.0 else _off(where, got[0], want)
 
 
-def _judge_tanh_scaled(case: Case, seen: dict) -> str | None:
+def _judge_scaled(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "local", "scaled")
     if problem:
         return problem
     (local, scaled), upstream = got, case["upstream"]
-    if local == 0.0 and scaled == 0.0:
-        return f"a.grad stays 0 when out.grad = {upstream}"
     if close(scaled, upstream * local, 1e-9, 1e-15):
         return None
     return f"with out.grad = {upstream}, a.grad is not {upstream} times its value for out.grad = 1"
 
 
-def _judge_tanh_twice(case: Case, seen: dict) -> str | None:
+def _judge_twice(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "local", "twice")
     if problem or close(got[1], 2 * got[0], 1e-9, 1e-15):
         return problem
-    if close(got[1], got[0], 1e-9, 1e-15):
-        return "a.grad holds one tanh's contribution, not the sum of both"
-    return "a.grad is not the sum of the two tanh nodes' contributions"
+    twice = f"{_NAME[case['op']]} + {_NAME[case['op']]}"
+    return f"after backward of {twice}, a.grad is not the sum of both nodes' shares"
 
 
-def _judge_tanh_chain(case: Case, seen: dict) -> str | None:
+def _judge_chain(case: Case, seen: dict) -> str | None:
     # Only whether backward reaches a: the values are the other checks' business.
     got, problem = _numbers(seen, "local", "chain")
     if problem or got[0] == 0.0 or got[1] != 0.0:
         return problem
-    return "after backward of tanh(tanh(a)), a.grad is still 0: backward never reached a"
+    return (
+        "after backward of the operation applied twice, a.grad is still 0: backward never reached a"
+    )
 
 
-TANH = register(
+def _local_is(model: Callable[[float, Any], float]) -> Callable[[Case, dict], bool]:
+    """A mistake model: the local derivative the student measured is ``model(a, k)``."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        local, want = as_float(seen.get("local")), model(case["a"], case.get("k"))
+        return (
+            local is not None
+            and want != _SLOPE[case["op"]](case["a"], case.get("k"))
+            and (close(local, want, 1e-9, 1e-12))
+        )
+
+    return matches
+
+
+_NEVER_ADDED = Mistake(
+    lambda case, seen: seen.get("local") == 0.0,
+    "a.grad never changed: the node's _backward must add its share to the grad of the node "
+    "it was computed from",
+)
+_UNSCALED = Mistake(
+    lambda case, seen: close(seen["scaled"], seen["local"], 1e-9, 1e-15),
+    "a.grad came out the same whatever out.grad was: the chain rule multiplies the local "
+    "derivative by the gradient arriving from above",
+)
+_REPLACED = Mistake(
+    lambda case, seen: close(seen["twice"], seen["local"], 1e-9, 1e-15),
+    "a.grad holds one node's share, not both: a second node that uses a must add to its "
+    "gradient, not replace what the first one put there",
+)
+_UNREACHED = Mistake(
+    lambda case, seen: seen["chain"] == 0.0,
+    "backward reaches a node only through the parents of the nodes after it: which node "
+    "does out list as the one it was computed from?",
+)
+
+
+def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -> tuple:
+    """The five checks every one-argument operation gets: value, local derivative,
+    scaled by out.grad, a node used twice, and the operation applied to its result."""
+    chained = {"sign": False} if op == "relu" else {}
+    return (
+        Check(
+            f"{_NAME[op]}: the value",
+            "",
+            _unary_cases(op, **ranges),
+            _run_unary,
+            _judge_value,
+        ),
+        Check(
+            f"{_NAME[op]}: the local derivative",
+            "",
+            _unary_cases(op, **ranges),
+            _run_unary,
+            _judge_local,
+            mistakes=(_NEVER_ADDED, *local_mistakes),
+        ),
+        Check(
+            "gradients scale by out.grad",
+            "",
+            _unary_cases(op, 3, **ranges, upstream=True),
+            _run_unary,
+            _judge_scaled,
+            mistakes=(_UNSCALED,),
+        ),
+        Check(
+            f"{_NAME[op]} + {_NAME[op]}: a node used twice",
+            "",
+            _unary_cases(op, 3, **{**ranges, **chained}, twice=True),
+            _run_unary,
+            _judge_twice,
+            mistakes=(_REPLACED,),
+        ),
+        Check(
+            "the operation applied to its own result: backward reaches a",
+            "",
+            _unary_cases(op, 3, **{**ranges, **chained}, chain=True),
+            _run_unary,
+            _judge_chain,
+            mistakes=(_UNREACHED,),
+        ),
+    )
+
+
+_STATEMENT = (
+    "The new node's data is {what}; its _backward adds the local derivative, times "
+    "out.grad, to the grad of the node it was computed from. Derive the local derivative "
+    "yourself."
+)
+
+POW = register(
     Exercise(
-        "04.tanh",
-        "MyValue.tanh",
+        "04.pow",
+        "MyValue.__pow__",
         2,
-        "MyValue.tanh(self) returns a new MyValue for tanh(self.data) whose _backward "
-        "adds (1 - tanh²) * out.grad to self.grad.",
+        "MyValue.__pow__(self, k), for a plain number k (an int, negative or a fraction): "
+        + _STATEMENT.format(what="self.data raised to the power k"),
         ("MyValue",),
-        (
-            Check(
-                "tanh(a): the value",
-                "out.data is tanh(self.data): compute it with math.tanh",
-                _cases(_tanh_case(0.05, 3.0)),
-                _run_tanh,
-                _judge_tanh_value,
-            ),
-            Check(
-                "tanh(a): the local derivative 1 - tanh²(a)",
-                "d tanh(x)/dx = 1 - tanh(x)², written with the OUTPUT t = tanh(x): "
-                "1 - out.data**2, not 1 - self.data**2",
-                _cases(_tanh_case(0.05, 3.0)),
-                _run_tanh,
-                _judge_tanh_local,
-            ),
-            Check(
-                "gradients scale by out.grad",
-                "multiply the local derivative by out.grad, the gradient arriving from above",
-                _cases(_tanh_case(0.05, 3.0, upstream=True), 3),
-                _run_tanh,
-                _judge_tanh_scaled,
-            ),
-            Check(
-                "a.tanh() + a.tanh(): a node used twice",
-                "two tanh nodes both send a gradient to a: accumulate with +=, never "
-                "assign grad with =",
-                _cases(_tanh_case(0.05, 3.0, twice=True), 3),
-                _run_tanh,
-                _judge_tanh_twice,
-            ),
-            Check(
-                "tanh(tanh(a)): backward through two tanh nodes",
-                "backward reaches a node only through the parents of the nodes after it: "
-                "which node does out list as the one it was computed from?",
-                _cases(_tanh_case(0.05, 3.0, chain=True), 3),
-                _run_tanh,
-                _judge_tanh_chain,
-            ),
-            Check(
-                "tanh of a large number (|a| > 720)",
-                "math.exp overflows past 709, so e^x, e^{2x} or cosh(x) do for large |x|: "
-                "compute out.data with math.tanh, and the derivative from out.data",
-                _cases(_tanh_case(720.0, 900.0), 3),
-                _run_tanh,
-                _judge_tanh_value,
+        _unary_checks(
+            "pow",
+            (
+                Mistake(
+                    _local_is(lambda a, k: k * a**k),
+                    "a.grad matches k times a to the power k: once the exponent has come "
+                    "down as a factor, what power of a is left?",
+                ),
+                Mistake(
+                    _local_is(lambda a, k: a ** (k - 1)),
+                    "a.grad lacks the factor the exponent brings down when a power is "
+                    "differentiated",
+                ),
+                Mistake(
+                    _local_is(lambda a, k: a**k),
+                    "a.grad equals the power itself: that is exp's slope, not a power's",
+                ),
             ),
         ),
+        answers=("k * self.data ** (k - 1)", "k * self.data**(k - 1)", "self.data ** (k - 1)"),
+    )
+)
+
+EXP = register(
+    Exercise(
+        "04.exp",
+        "MyValue.exp",
+        2,
+        "MyValue.exp(self): " + _STATEMENT.format(what="e to the power self.data"),
+        ("MyValue",),
+        _unary_checks(
+            "exp",
+            (
+                Mistake(
+                    _local_is(lambda a, k: a),
+                    "a.grad equals a, the input: how fast does e to the a grow where it stands?",
+                ),
+                Mistake(
+                    _local_is(lambda a, k: a * math.exp(a)),
+                    "a.grad is a times e to the a: the exponent a is not a factor that "
+                    "comes down, as it would in a power",
+                ),
+                Mistake(
+                    _local_is(lambda a, k: 1.0),
+                    "a.grad is 1, as for addition: exp is curved, its slope changes with a",
+                ),
+            ),
+            low=0.1,
+            high=2.0,
+        ),
+        answers=("out.data * out.grad", "math.exp(self.data) * out.grad"),
     )
 )
 
 
-# --- 04.backward ---------------------------------------------------------------
+def _relu_at_zero_or_below(rng: random.Random) -> list[Case]:
+    # the negative cases first: a slope of 1 everywhere fails there, with its own hint
+    below = [-_number(rng, 0.1, 3.0, sign=False) for _ in range(2)]
+    return [{"op": "relu", "a": a, "twice": False, "chain": False} for a in (*below, 0.0)]
+
+
+RELU = register(
+    Exercise(
+        "04.relu",
+        "MyValue.relu",
+        2,
+        "MyValue.relu(self): "
+        + _STATEMENT.format(what="self.data where it is positive and 0 elsewhere")
+        + " At exactly 0, follow PyTorch: its gradient there is that of the flat side.",
+        ("MyValue",),
+        (
+            *_unary_checks(
+                "relu",
+                (
+                    Mistake(
+                        lambda case, seen: (
+                            case["a"] > 0 and close(seen["local"], case["a"], 1e-9, 1e-12)
+                        ),
+                        "for a > 0, a.grad equals a: relu's output there rises exactly as "
+                        "fast as its input; its slope is not its height",
+                    ),
+                ),
+                low=0.1,
+                high=3.0,
+            ),
+            Check(
+                "a.relu() at 0 and below: no gradient",
+                "",
+                _relu_at_zero_or_below,
+                _run_unary,
+                _judge_local,
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: case["a"] == 0.0 and seen["local"] == 1.0,
+                        "at a = 0, a.grad is 1: PyTorch gives relu the slope of its flat "
+                        "side there; is your comparison strict?",
+                    ),
+                    Mistake(
+                        lambda case, seen: case["a"] < 0 and seen["local"] != 0.0,
+                        "for a < 0, a.grad is not 0: relu's output does not change when a "
+                        "negative a changes a little",
+                    ),
+                ),
+            ),
+        ),
+        answers=("(self.data > 0) * out.grad", "(out.data > 0) * out.grad"),
+    )
+)
+
+
+# --- 04.div: negation, subtraction and division, composed ------------------------
+
+_FLOAT_UNARY = {"exp": math.exp, "relu": lambda x: max(x, 0.0), "tanh": math.tanh}
+
+
+def _float_expression(case: Case, leaves: list[float]) -> float:
+    made = list(leaves)
+    for step in case["steps"]:
+        made.append(_apply(step, made, lambda name, x: _FLOAT_UNARY[name](x)))
+    return made[-1]
+
+
+def _judge_expression(case: Case, seen: dict) -> str | None:
+    leaves = case["leaves"]
+    recip = seen.get("reciprocal")
+    if any(step[0] in ("div", "rdiv") for step in case["steps"]) and isinstance(recip, list):
+        a = leaves[-1]
+        values = as_floats(recip, 2)
+        if values is None or not (
+            close(values[0], 1 / a, 1e-9, 1e-12) and close(values[1], -1 / a**2, 1e-9, 1e-12)
+        ):
+            return "a ** -1 is not right yet (exercise 04.pow): a division built on it cannot be"
+    value = as_float(seen.get("value"))
+    if value is None:
+        return f"out.data is {describe(seen.get('value'))}; expected a number"
+    want_value = _float_expression(case, leaves)
+    if not close(value, want_value, 1e-9, 1e-12):
+        return _off(f"for {case['text']}, out.data", value, want_value)
+    grads = as_floats(seen.get("grads"), len(leaves))
+    if grads is None:
+        return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
+    want = case.get(HELD) or (
+        gradient(lambda *xs: _float_expression(case, list(xs)), leaves, 1e-6).gradient.tolist()
+    )
+    for name, got, exact in zip("abc", grads, want, strict=False):
+        if not close(got, exact, 1e-5, 1e-7):
+            return _off(f"for {case['text']}, {name}.grad", got, exact)
+    return None
+
+
+def _quotient(rng: random.Random) -> Case:
+    a, b = _number(rng), _number(rng)
+    return {"leaves": [a, b], "steps": [["div", 0, 1]], "text": "a / b", HELD: [1 / b, -a / b**2]}
+
+
+def _with_a_number(rng: random.Random) -> Case:
+    a, c = _number(rng), _number(rng)
+    op = rng.choice(("rdiv", "divc", "rsub", "subc"))
+    text = {"rdiv": f"{c} / a", "divc": f"a / {c}", "rsub": f"{c} - a", "subc": f"a - {c}"}[op]
+    slope = {"rdiv": -c / a**2, "divc": 1 / c, "rsub": -1.0, "subc": 1.0}[op]
+    return {"leaves": [a], "steps": [[op, 0, c]], "text": text, HELD: [slope]}
+
+
+def _difference(rng: random.Random) -> Case:
+    a, b = _number(rng), _number(rng)
+    if rng.random() < 0.5:
+        return {"leaves": [a], "steps": [["neg", 0]], "text": "-a", HELD: [-1.0]}
+    return {"leaves": [a, b], "steps": [["sub", 0, 1]], "text": "a - b", HELD: [1.0, -1.0]}
+
+
+def _shared(rng: random.Random) -> Case:
+    a, b = _number(rng, 0.5, 2.0, sign=False), _number(rng, 0.5, 2.0, sign=False)
+    steps = [["sub", 0, 1], ["add", 0, 1], ["div", 2, 3]]
+    return {"leaves": [a, b], "steps": steps, "text": "(a - b) / (a + b)"}
+
+
+def _swapped(case: Case, seen: dict) -> bool:
+    """c / a computed as a / c, or c - a as a - c: self taken for the left operand."""
+    op, _, c = case["steps"][0]
+    a = case["leaves"][0]
+    value = as_float(seen.get("value"))
+    return (
+        value is not None
+        and op in ("rdiv", "rsub")
+        and close(value, a / c if op == "rdiv" else a - c, 1e-9, 1e-12)
+    )
+
+
+def _judge_composed(case: Case, seen: dict) -> str | None:
+    calls = as_floats(seen.get("calls"), 3)
+    if calls is None:
+        return f"the grader could not count the operations ({describe(seen.get('calls'))})"
+    count = dict(zip(("add", "mul", "pow"), calls, strict=True))
+    ops = {step[0] for step in case["steps"]}
+    needed = {"sub": ("add", "mul"), "neg": ("mul",), "div": ("mul", "pow")}
+    missing = sorted({p for op in ops for p in needed.get(op, ()) if not count[p]})
+    if missing:
+        used = ", ".join(f"{p} {count[p]:g} times" for p in ("add", "mul", "pow"))
+        return f"{case['text']} called the primitives {used}: it has a backward rule of its own"
+    return _judge_expression(case, seen)
+
+
+def _cases_of(make: Callable[[random.Random], Case], count: int = 4) -> Callable:
+    return lambda rng: [make(rng) for _ in range(count)]
+
+
+DIV = register(
+    Exercise(
+        "04.div",
+        "Negation, subtraction and division, composed",
+        2,
+        "MyValue's __neg__, __sub__, __rsub__, __truediv__ and __rtruediv__ (self - other, "
+        "other - self, self / other, other / self, for a MyValue or a plain number), each "
+        "built from the operations MyValue already has (+, * and your **), with no backward "
+        "rule of its own.",
+        ("MyValue",),
+        (
+            Check(
+                "a / b: value and both gradients",
+                "",
+                _cases_of(_quotient),
+                _run_composed,
+                _judge_expression,
+            ),
+            Check(
+                "a plain number on either side: c / a, a / c, c - a, a - c",
+                "",
+                _cases_of(_with_a_number, 6),
+                _run_composed,
+                _judge_expression,
+                mistakes=(
+                    Mistake(
+                        _swapped,
+                        "the number and a came out in the other order: for c / a and c - a "
+                        "Python calls a's reflected method, with self the right operand",
+                    ),
+                ),
+            ),
+            Check("-a and a - b", "", _cases_of(_difference), _run_composed, _judge_expression),
+            Check(
+                "(a - b) / (a + b): nodes used twice",
+                "",
+                _cases_of(_shared, 3),
+                _run_composed,
+                _judge_expression,
+            ),
+            Check(
+                "built from +, * and **: no backward rule of its own",
+                "",
+                lambda rng: [_quotient(rng), _difference(rng), _shared(rng)],
+                _run_composed,
+                _judge_composed,
+            ),
+        ),
+        answers=("self * other ** -1", "self * other**-1", "self + (-other)", "self * -1"),
+    )
+)
+
+
+# --- 04.backward -----------------------------------------------------------------
+#
+# As PyTorch does it: the adjoints inside the graph start from 0 at every call, the
+# inputs' grads add up across calls. The mistakes are modelled by running the mistaken
+# backward on the grader's own nodes for the same graph.
+
+
+def _simulate(case: Case, order: str = "reversed", reset: str = "inner") -> list[float]:
+    """The inputs' grads a backward gives on ``case`` when it walks ``order`` ("reversed"
+    or "forward") and first sets to 0 the grads of ``reset`` ("inner", "all", "none")."""
+    g = case["graph"]
+    nodes = _build(g, _ClosureNode)
+    leaf, inner = case.get("before", (0.0, 0.0))
+    for node in nodes:
+        node.grad = inner if node.parents else leaf
+    walk = topological_order(nodes[-1])
+    for _ in range(case.get("calls", 1)):
+        for node in walk:
+            if reset == "all" or (reset == "inner" and node.parents):
+                node.grad = 0.0
+        nodes[-1].grad = 1.0
+        for node in reversed(walk) if order == "reversed" else walk:
+            node._backward()
+    return [nodes[i].grad for i in _leaf_indices(g)]
 
 
 def _judge_backward(case: Case, seen: dict) -> str | None:
@@ -468,56 +692,261 @@ def _judge_backward(case: Case, seen: dict) -> str | None:
     root = as_float(seen.get("root_grad"))
     if root != 1.0:
         shown = describe(seen.get("root_grad")) if root is None else f"{root:g}"
-        return f"after backward the output's grad is {shown}; it must be 1 (d out / d out)"
-    want = _numerical_gradient(g)
+        return f"after backward the output's grad is {shown}; it must be d out / d out"
+    leaf = case.get("before", (0.0, 0.0))[0]
+    want = [leaf + case.get("calls", 1) * d for d in _numerical_gradient(g)]
     grads = as_floats(seen.get("grads"), len(want))
     if grads is None:
         return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
     if all(close(got, w, 1e-5, 1e-6) for got, w in zip(grads, want, strict=True)):
         return None
-    return f"the inputs' gradients differ from central differences ({len(g)}-node graph)"
+    worst = max(abs(got - w) / max(abs(w), 1e-3) for got, w in zip(grads, want, strict=True))
+    return (
+        f"the inputs' gradients differ from central differences by up to {worst:.2g} "
+        f"of their size ({len(g)}-node graph)"
+    )
+
+
+def _gives(order: str = "reversed", reset: str = "inner") -> Callable[[Case, dict], bool]:
+    """A mistake model: the inputs' grads are what that mistaken backward gives, and
+    differ from the right ones."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        model = _simulate(case, order, reset)
+        right = _simulate(case)
+        grads = as_floats(seen.get("grads"), len(model)) or []
+        if as_float(seen.get("root_grad")) != 1.0:  # an unseeded output is its own mistake
+            return False
+        return (
+            len(grads) == len(model)
+            and any(not close(m, r, 1e-6, 1e-9) for m, r in zip(model, right, strict=True))
+            and all(close(got, m, 1e-6, 1e-9) for got, m in zip(grads, model, strict=True))
+        )
+
+    return matches
+
+
+_FORWARD = Mistake(
+    _gives(order="forward"),
+    "an inner node passed its gradient on before every node that uses it had added its "
+    "share: which end of the topological order has no node after it?",
+)
+_STALE = Mistake(
+    _gives(reset="none"),
+    "the nodes inside the graph passed on adjoints an earlier backward had left in them: "
+    "as in PyTorch, each backward starts them afresh, while the inputs keep adding up",
+)
+_LEAVES_CLEARED = Mistake(
+    _gives(reset="all"),
+    "the inputs lost what their .grad held before backward: PyTorch adds each backward's "
+    "gradient to an input's .grad, and only the adjoints inside the graph start afresh",
+)
+_ORDER_MISTAKES = (_FORWARD,)
+
+
+def _twice(make: Callable[[random.Random], Graph], count: int, **case: Any) -> Callable:
+    return lambda rng: [{"graph": make(rng), **case} for _ in range(count)]
 
 
 BACKWARD = register(
     Exercise(
         "04.backward",
-        "backward",
+        "backward, as PyTorch does it",
         2,
-        "backward(root) sets root.grad = 1 and calls every node's _backward, output "
-        "first, in the reverse of topological_order(root).",
+        "backward(root) fills in the grad of every node root depends on, as PyTorch does: "
+        "the inputs (nodes without parents) ADD d root / d input to their grad, so that "
+        "two calls give twice the gradient, while every other node's grad is d root / d "
+        "node for this call alone, whatever an earlier backward left in it. Use "
+        "topological_order(root).",
         ("backward",),
         (
             Check(
-                "a single operation: the output's grad is seeded with 1",
-                "start with root.grad = 1.0: d out / d out = 1, and every other gradient "
-                "is a multiple of it",
+                "a single operation: the output's grad is seeded",
+                "",
                 _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
                 _run_backward,
                 _judge_backward,
+                mistakes=_ORDER_MISTAKES,
             ),
             Check(
                 "diamonds: each node passes its gradient on once it is complete",
-                "walk reversed(topological_order(root)): the output first, so a node "
-                "receives everything from its children before its _backward runs",
+                "",
                 _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
                 _run_backward,
                 _judge_backward,
+                mistakes=_ORDER_MISTAKES,
             ),
             Check(
                 "random graphs with shared nodes",
-                "call each node's _backward exactly once, in reverse topological order",
+                "",
                 _graph_cases(lambda rng: _random_dag(rng, rng.randint(2, 4), 20), 4),
                 _run_backward,
                 _judge_backward,
+                mistakes=_ORDER_MISTAKES,
             ),
             Check(
                 "a chain of 3000 nodes",
-                "loop over the order; a recursive backward raises RecursionError on long chains",
+                "",
                 _graph_cases(lambda rng: _chain(rng, 3000), 1),
                 _run_backward,
                 _judge_backward,
+                mistakes=_ORDER_MISTAKES,
+            ),
+            Check(
+                "called twice: the inputs get twice the gradient",
+                "",
+                _twice(lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, calls=2),
+                _run_backward,
+                _judge_backward,
+                mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
+            ),
+            Check(
+                "grads an earlier backward left: inside the graph forgotten, inputs kept",
+                "",
+                _twice(lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, before=(0.25, 3.0)),
+                _run_backward,
+                _judge_backward,
+                mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
             ),
         ),
         requires={"topological_order": topological_order},
+        answers=("reversed(topological_order(root))", "reversed(order)", "node.grad = 0"),
+    )
+)
+
+
+# --- 04.train: the student's engine learns a curve ----------------------------------
+
+_POINTS = 16
+
+
+def _curve(rng: random.Random) -> list[Case]:
+    """``_POINTS`` evenly spaced points of ±sin(w x) on [-2, 2], and the midpoints
+    between them as new points (their targets held back)."""
+    w, sign = round(rng.uniform(1.3, 1.7), 3), rng.choice((-1.0, 1.0))
+    xs = [round(-2 + 4 * k / (_POINTS - 1), 6) for k in range(_POINTS)]
+    new = [(u + v) / 2 for u, v in zip(xs, xs[1:], strict=False)]
+    return [
+        {
+            "xs": xs,
+            "ys": [sign * math.sin(w * x) for x in xs],
+            "new": new,
+            HELD: [sign * math.sin(w * x) for x in new],
+        }
+    ]
+
+
+def _line_error(xs: list[float], ys: list[float]) -> float:
+    """The mean squared error of the best straight line through (xs, ys)."""
+    n, mx, my = len(xs), sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return sum((y - my - slope * (x - mx)) ** 2 for x, y in zip(xs, ys, strict=True)) / n
+
+
+def _mse(got: list[float], want: list[float]) -> float:
+    return sum((g - w) ** 2 for g, w in zip(got, want, strict=True)) / len(want)
+
+
+def _judge_made(case: Case, seen: dict) -> str | None:
+    made = seen.get("made")
+    if not isinstance(made, int):
+        return f"the grader could not count the MyValues train made ({describe(made)})"
+    if made >= 100 * len(case["xs"]):
+        return None
+    return (
+        f"train made {made} MyValues for {len(case['xs'])} points: too few for a network's "
+        "forward passes and the gradient steps of a training loop built from MyValue"
+    )
+
+
+def _judge_fit(where: str, xs_key: str, want: Callable[[Case], list[float]]) -> Callable:
+    def judge(case: Case, seen: dict) -> str | None:
+        xs, ys = case[xs_key], want(case)
+        got = as_floats(seen.get(where), len(xs))
+        if got is None:
+            return f"predict returned {describe(seen.get(where))}; expected a number per point"
+        if not all(math.isfinite(y) for y in got):
+            return "some predictions are inf or nan"
+        error, line = _mse(got, ys), _line_error(xs, ys)
+        if error <= line / 2:
+            return None
+        which = "new" if where == "predicted" else "training"
+        return (
+            f"mean squared error {error:.3g} on the {len(xs)} {which} points; a network "
+            f"must do better than half the best straight line's ({line:.3g})"
+        )
+
+    return judge
+
+
+def _straight(where: str, xs_key: str) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        xs, got = case[xs_key], as_floats(seen.get(where), len(case[xs_key]))
+        return got is not None and max(got) - min(got) > 1e-6 and _line_error(xs, got) < 1e-9
+
+    return matches
+
+
+def _flat(where: str) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        got = seen.get(where)
+        return isinstance(got, list) and bool(got) and max(got) - min(got) <= 1e-6
+
+    return matches
+
+
+def _fit_mistakes(where: str, xs_key: str) -> tuple[Mistake, ...]:
+    return (
+        Mistake(
+            lambda case, seen: any(not math.isfinite(y) for y in seen[where]),
+            "the predictions blew up: each step went too far, or the gradients of earlier "
+            "steps were still in .grad and piled up",
+        ),
+        Mistake(
+            _straight(where, xs_key),
+            "the predictions lie on a straight line: layers that only multiply and add "
+            "compose into one line, whatever their size; what must come between them?",
+        ),
+        Mistake(
+            _flat(where),
+            "every prediction is the same number: the output does not depend on x; does x "
+            "reach the first layer, and do the parameters move?",
+        ),
+    )
+
+
+TRAIN = register(
+    Exercise(
+        "04.train",
+        "Your engine trains a network",
+        4,
+        "train(xs, ys) fits a network built from your MyValue to the points (xs[i], ys[i]) "
+        "by gradient descent, using backward, and returns predict(x), the trained "
+        "network's output for a number x (a float or a MyValue).",
+        ("MyValue", "train"),
+        (
+            Check("trained with MyValue", "", _curve, _run_train, _judge_made),
+            Check(
+                "fits the training points",
+                "",
+                _curve,
+                _run_train,
+                _judge_fit("fitted", "xs", lambda case: case["ys"]),
+                mistakes=_fit_mistakes("fitted", "xs"),
+                same_cases_as="trained with MyValue",
+            ),
+            Check(
+                "new points between them",
+                "",
+                _curve,
+                _run_train,
+                _judge_fit("predicted", "new", lambda case: case[HELD]),
+                mistakes=_fit_mistakes("predicted", "new"),
+                same_cases_as="trained with MyValue",
+            ),
+        ),
+        requires={"backward": backward_reference},
+        answers=("p.data -= lr * p.grad", "p.data - lr * p.grad", ".tanh() for"),
     )
 )

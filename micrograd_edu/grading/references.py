@@ -44,6 +44,27 @@ def topological_order(root: Any) -> list:
     return order
 
 
+def backward_reference(root: Any) -> None:
+    """Backward as PyTorch does it: inner adjoints afresh, the inputs' grads add up."""
+    order, seen, stack = [], {id(root)}, [(root, iter(root.parents))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    for node in order:
+        if node.parents:
+            node.grad = 0.0
+    root.grad = 1.0
+    for node in order[::-1]:
+        node._backward()
+
+
 def jacobian_cost(n: int, m: int, ops: int) -> tuple[int, int]:
     """Operations for the whole Jacobian: forward mode, then reverse mode."""
     return n * ops, (1 + m) * ops

@@ -83,6 +83,9 @@ class Check:
     judge: Callable[[Case, dict[str, Any]], str | None]
     weight: float = 1.0  # its share of the exercise's points, relative to the others
     mistakes: tuple[Mistake, ...] = ()
+    # Another check's name: this one is then drawn the same cases as that one (checks
+    # that judge one expensive run, such as a training, in several ways).
+    same_cases_as: str = ""
 
     def hint_for(self, case: Case, seen: Any) -> str:
         """The hint for a failure on ``case`` that returned ``seen``."""
@@ -196,7 +199,10 @@ def inputs(cases: list[list[Case]]) -> list[list[Case]]:
 
 def draw_cases(ex: Exercise, seed: str) -> list[list[Case]]:
     """The cases of each check of ``ex`` for ``seed`` (the same seed gives the same cases)."""
-    return [check.cases(random.Random(f"{seed}:{ex.id}:{check.name}")) for check in ex.checks]
+    return [
+        check.cases(random.Random(f"{seed}:{ex.id}:{check.same_cases_as or check.name}"))
+        for check in ex.checks
+    ]
 
 
 @contextmanager

@@ -4,7 +4,8 @@ lives here (see runners/__init__.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ...rules import MATH, RULES
@@ -68,15 +69,12 @@ def _build(g: Graph, make: type[_Node]) -> list[_Node]:
     return nodes
 
 
-def _backward_by_creation(leaf: Any, build: Callable[[], Any]) -> Any:
-    """``build()``'s result, backpropagated as MyValue's backward would: every node
-    reachable from it along ``.parents`` runs its ``_backward`` once, in the reverse of
-    the order the nodes were made (a node is made after its parents). The order is
-    recorded while ``build`` runs, by wrapping ``__init__`` of the class ``leaf`` is
-    (MyValue itself may be a factory); the grader needs no topological sort of its own
-    (that is an exercise)."""
+@contextmanager
+def _recording(cls: type) -> Iterator[list[Any]]:
+    """Every instance of ``cls`` made inside the block, in the order they were made,
+    recorded by wrapping ``cls.__init__`` (the class of a node: MyValue itself may be a
+    factory function)."""
     created: list[Any] = []
-    cls = type(leaf)
     own = "__init__" in vars(cls)
     original = cls.__init__
 
@@ -86,12 +84,21 @@ def _backward_by_creation(leaf: Any, build: Callable[[], Any]) -> Any:
 
     cls.__init__ = init
     try:
-        root = build()
+        yield created
     finally:
         if own:
             cls.__init__ = original
         else:
             del cls.__init__
+
+
+def _backward_by_creation(leaf: Any, build: Callable[[], Any]) -> Any:
+    """``build()``'s result, backpropagated as MyValue's backward would: every node
+    reachable from it along ``.parents`` runs its ``_backward`` once, in the reverse of
+    the order the nodes were made (a node is made after its parents). The grader needs
+    no topological sort of its own (that is an exercise)."""
+    with _recording(type(leaf)) as created:
+        root = build()
     reached, todo = {id(root)}, [root]
     while todo:
         for parent in getattr(todo.pop(), "parents", ()) or ():
@@ -114,17 +121,39 @@ def _run_order(functions: dict, case: Case) -> dict:
     return {"order": [where.get(id(item), -1) for item in order]}
 
 
-def _apply(step: list[Any], made: list[Any], tanh: Callable[[Any], Any]) -> Any:
-    op, i = step[0], step[1]
-    if op == "mul":
-        return made[i] * made[step[2]]
-    if op == "rmul":
-        return step[2] * made[i]
-    if op == "mulc":
-        return made[i] * step[2]
-    if op == "add":
-        return made[i] + made[step[2]]
-    return tanh(made[i])
+# An expression as plain data: a list of steps [op, i] | [op, i, j] | [op, i, c], with
+# indices into the list of nodes built so far (the leaves come first) and c a plain
+# number. The same steps run on the student's MyValues and, for the judge, on floats.
+_STEPS: dict[str, Callable[..., Any]] = {
+    "add": lambda u, v: u + v,
+    "mul": lambda u, v: u * v,
+    "sub": lambda u, v: u - v,
+    "div": lambda u, v: u / v,
+    "rmul": lambda u, c: c * u,
+    "mulc": lambda u, c: u * c,
+    "rsub": lambda u, c: c - u,
+    "subc": lambda u, c: u - c,
+    "rdiv": lambda u, c: c / u,
+    "divc": lambda u, c: u / c,
+    "pow": lambda u, k: u**k,
+    "neg": lambda u: -u,
+}
+UNARY = ("exp", "relu", "tanh")
+TWO_NODES = ("add", "mul", "sub", "div")
+
+
+def _apply(step: list[Any], made: list[Any], unary: Callable[[str, Any], Any]) -> Any:
+    """One step on the nodes ``made`` so far; ``unary(name, node)`` applies exp, relu, tanh."""
+    op, node = step[0], made[step[1]]
+    if op in UNARY:
+        return unary(op, node)
+    if op == "neg":
+        return -node
+    return _STEPS[op](node, made[step[2]] if op in TWO_NODES else step[2])
+
+
+def _method(name: str, node: Any) -> Any:
+    return getattr(node, name)()
 
 
 def _run_expression(functions: dict, case: Case) -> dict:
@@ -134,41 +163,136 @@ def _run_expression(functions: dict, case: Case) -> dict:
     def build() -> Any:
         made = list(leaves)
         for step in case["steps"]:
-            made.append(_apply(step, made, lambda v: v.tanh()))
+            made.append(_apply(step, made, _method))
         return made[-1]
 
     out = _backward_by_creation(leaves[0], build)
     return {"value": out.data, "grads": [leaf.grad for leaf in leaves]}
 
 
-def _probe_tanh(make: Callable[[float], Any], a: float, upstream: float) -> tuple[Any, Any]:
-    """A fresh ``MyValue(a).tanh()``, backward with ``out.grad = upstream``: (out.data, a.grad)."""
+def _unary(case: Case) -> Callable[[Any], Any]:
+    """The case's operation on one node: a method (exp, relu), or ``node ** k``."""
+    if case["op"] == "pow":
+        return lambda node: node ** case["k"]
+    return lambda node: _method(case["op"], node)
+
+
+def _probe(make: Callable[[float], Any], op: Callable, a: float, upstream: float) -> tuple:
+    """A fresh ``op(MyValue(a))``, its _backward run once with ``out.grad = upstream``:
+    (out.data, a.grad)."""
     x = make(a)
-    out = x.tanh()
+    out = op(x)
     out.grad = upstream
     out._backward()
     return out.data, x.grad
 
 
-def _run_tanh(functions: dict, case: Case) -> dict:
-    make, a = functions["MyValue"], case["a"]
-    value, local = _probe_tanh(make, a, 1.0)
+def _run_unary(functions: dict, case: Case) -> dict:
+    """What one operation does: its value and local derivative (out.grad = 1), scaled by
+    another out.grad, used twice, and applied to its own result."""
+    make, a, op = functions["MyValue"], case["a"], _unary(case)
+    value, local = _probe(make, op, a, 1.0)
     seen = {"value": value, "local": local}
     if "upstream" in case:
-        seen["scaled"] = _probe_tanh(make, a, case["upstream"])[1]
-    if case["twice"]:
+        seen["scaled"] = _probe(make, op, a, case["upstream"])[1]
+    if case.get("twice"):
         x = make(a)
-        _backward_by_creation(x, lambda: x.tanh() + x.tanh())
+        _backward_by_creation(x, lambda: op(x) + op(x))
         seen["twice"] = x.grad
     if case.get("chain"):
         x = make(a)
-        _backward_by_creation(x, lambda: x.tanh().tanh())
+        _backward_by_creation(x, lambda: op(op(x)))
         seen["chain"] = x.grad
     return seen
 
 
+def _calls(cls: type, names: tuple[str, ...], build: Callable[[], Any]) -> tuple[Any, dict]:
+    """``build()``, and how often it called each of the methods ``names`` of ``cls``."""
+    counts = dict.fromkeys(names, 0)
+    saved = {name: vars(cls).get(name) for name in names}
+    for name in names:
+        method = getattr(cls, name, None)
+        if callable(method):
+
+            def counted(*args: Any, _name: str = name, _method: Any = method) -> Any:
+                counts[_name] += 1
+                return _method(*args)
+
+            setattr(cls, name, counted)
+    try:
+        return build(), counts
+    finally:
+        for name, method in saved.items():
+            if method is None:
+                if name in vars(cls):
+                    delattr(cls, name)
+            else:
+                setattr(cls, name, method)
+
+
+def _run_composed(functions: dict, case: Case) -> dict:
+    """An expression of -, / (_run_expression's observation), how often it called the
+    primitives (+, *, **), and the student's a ** -1 (division is built on the power of
+    exercise 04.pow)."""
+    make = functions["MyValue"]
+    seen = _run_expression(functions, case)
+    leaves = [make(x) for x in case["leaves"]]
+    made = list(leaves)
+    _, calls = _calls(
+        type(leaves[0]),
+        ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__"),
+        lambda: [made.append(_apply(step, made, _method)) for step in case["steps"]],
+    )
+    seen["calls"] = [calls["__add__"] + calls["__radd__"], calls["__mul__"] + calls["__rmul__"]]
+    seen["calls"].append(calls["__pow__"])
+    seen["reciprocal"] = _probe(make, lambda node: node**-1, case["leaves"][-1], 1.0)
+    return seen
+
+
 def _run_backward(functions: dict, case: Case) -> dict:
+    """The grads after ``backward(output)``: run ``case["calls"]`` times (default once),
+    on nodes whose grads start at ``case["before"]`` ([input's, inner node's]; 0 by
+    default), as if an earlier backward had left them there."""
     nodes = _build(case["graph"], _ClosureNode)
-    functions["backward"](nodes[-1])
+    leaf, inner = case.get("before", (0.0, 0.0))
+    for node in nodes:
+        node.grad = inner if node.parents else leaf
+    for _ in range(case.get("calls", 1)):
+        functions["backward"](nodes[-1])
     leaves = [nodes[i] for i in _leaf_indices(case["graph"])]
     return {"root_grad": nodes[-1].grad, "grads": [leaf.grad for leaf in leaves]}
+
+
+_TRAINED: dict[tuple, dict] = {}  # the last training observed: the three checks share it
+
+
+def _run_train(functions: dict, case: Case) -> dict:
+    """``train(xs, ys)``, the MyValues it made, and its predictions at the training
+    points and at the new points ``case["new"]``. Trained once for all three checks."""
+    key = (
+        functions["train"],
+        functions["MyValue"],
+        *map(tuple, (case["xs"], case["ys"], case["new"])),
+    )
+    if key not in _TRAINED:
+        _TRAINED.clear()
+        _TRAINED[key] = _train(functions, case)
+    return dict(_TRAINED[key])
+
+
+def _train(functions: dict, case: Case) -> dict:
+    make = functions["MyValue"]
+    with _recording(type(make(0.0))) as created:
+        predict = functions["train"](list(case["xs"]), list(case["ys"]))
+    made = len(created)
+    del created[:]
+
+    def read(x: float) -> Any:
+        y = predict(x)
+        return getattr(y, "data", y)
+
+    return {
+        "made": made,
+        "fitted": [read(x) for x in case["xs"]],
+        "predicted": [read(x) for x in case["new"]],
+    }
