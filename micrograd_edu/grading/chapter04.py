@@ -189,7 +189,6 @@ _VALUE = {
     "pow": lambda a, k: a**k,
     "exp": lambda a, k: math.exp(a),
     "relu": lambda a, k: max(a, 0.0),
-    "tanh": lambda a, k: math.tanh(a),
 }
 _SLOPE = {
     "pow": lambda a, k: k * a ** (k - 1),
@@ -514,13 +513,11 @@ RELU = register(
 
 # --- 04.div: negation, subtraction and division, composed ------------------------
 
-_FLOAT_UNARY = {"exp": math.exp, "relu": lambda x: max(x, 0.0), "tanh": math.tanh}
-
 
 def _float_expression(case: Case, leaves: list[float]) -> float:
     made = list(leaves)
     for step in case["steps"]:
-        made.append(_apply(step, made, lambda name, x: _FLOAT_UNARY[name](x)))
+        made.append(_apply(step, made))
     return made[-1]
 
 

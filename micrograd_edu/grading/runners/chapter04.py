@@ -126,34 +126,22 @@ def _run_order(functions: dict, case: Case) -> dict:
 # number. The same steps run on the student's MyValues and, for the judge, on floats.
 _STEPS: dict[str, Callable[..., Any]] = {
     "add": lambda u, v: u + v,
-    "mul": lambda u, v: u * v,
     "sub": lambda u, v: u - v,
     "div": lambda u, v: u / v,
-    "rmul": lambda u, c: c * u,
-    "mulc": lambda u, c: u * c,
     "rsub": lambda u, c: c - u,
     "subc": lambda u, c: u - c,
     "rdiv": lambda u, c: c / u,
     "divc": lambda u, c: u / c,
-    "pow": lambda u, k: u**k,
-    "neg": lambda u: -u,
 }
-UNARY = ("exp", "relu", "tanh")
-TWO_NODES = ("add", "mul", "sub", "div")
+TWO_NODES = ("add", "sub", "div")
 
 
-def _apply(step: list[Any], made: list[Any], unary: Callable[[str, Any], Any]) -> Any:
-    """One step on the nodes ``made`` so far; ``unary(name, node)`` applies exp, relu, tanh."""
+def _apply(step: list[Any], made: list[Any]) -> Any:
+    """One step on the nodes ``made`` so far (MyValues or floats)."""
     op, node = step[0], made[step[1]]
-    if op in UNARY:
-        return unary(op, node)
     if op == "neg":
         return -node
     return _STEPS[op](node, made[step[2]] if op in TWO_NODES else step[2])
-
-
-def _method(name: str, node: Any) -> Any:
-    return getattr(node, name)()
 
 
 def _run_expression(functions: dict, case: Case) -> dict:
@@ -163,7 +151,7 @@ def _run_expression(functions: dict, case: Case) -> dict:
     def build() -> Any:
         made = list(leaves)
         for step in case["steps"]:
-            made.append(_apply(step, made, _method))
+            made.append(_apply(step, made))
         return made[-1]
 
     out = _backward_by_creation(leaves[0], build)
@@ -174,7 +162,7 @@ def _unary(case: Case) -> Callable[[Any], Any]:
     """The case's operation on one node: a method (exp, relu), or ``node ** k``."""
     if case["op"] == "pow":
         return lambda node: node ** case["k"]
-    return lambda node: _method(case["op"], node)
+    return lambda node: getattr(node, case["op"])()
 
 
 def _probe(make: Callable[[float], Any], op: Callable, a: float, upstream: float) -> tuple:
@@ -241,7 +229,7 @@ def _run_composed(functions: dict, case: Case) -> dict:
     _, calls = _calls(
         type(leaves[0]),
         ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__"),
-        lambda: [made.append(_apply(step, made, _method)) for step in case["steps"]],
+        lambda: [made.append(_apply(step, made)) for step in case["steps"]],
     )
     seen["calls"] = [calls["__add__"] + calls["__radd__"], calls["__mul__"] + calls["__rmul__"]]
     seen["calls"].append(calls["__pow__"])
