@@ -741,7 +741,8 @@ _LEAVES_CLEARED = Mistake(
 _ORDER_MISTAKES = (_FORWARD,)
 
 
-def _twice(make: Callable[[random.Random], Graph], count: int, **case: Any) -> Callable:
+def _graphs_with(make: Callable[[random.Random], Graph], count: int, **case: Any) -> Callable:
+    """``count`` graphs drawn by ``make``, each with the entries ``case`` (calls, before)."""
     return lambda rng: [{"graph": make(rng), **case} for _ in range(count)]
 
 
@@ -792,7 +793,7 @@ BACKWARD = register(
             Check(
                 "called twice: the inputs get twice the gradient",
                 "",
-                _twice(lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, calls=2),
+                _graphs_with(lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, calls=2),
                 _run_backward,
                 _judge_backward,
                 mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
@@ -800,7 +801,9 @@ BACKWARD = register(
             Check(
                 "grads an earlier backward left: inside the graph forgotten, inputs kept",
                 "",
-                _twice(lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, before=(0.25, 3.0)),
+                _graphs_with(
+                    lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, before=(0.25, 3.0)
+                ),
                 _run_backward,
                 _judge_backward,
                 mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
