@@ -946,7 +946,7 @@ TRAIN = register(
                 same_cases_as="trained with MyValue",
             ),
         ),
-        requires={"backward": backward_reference},
+        requires={"backward": backward_reference, "topological_order": topological_order},
         answers=("p.data -= lr * p.grad", "p.data - lr * p.grad", ".tanh() for"),
     )
 )

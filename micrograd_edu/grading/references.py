@@ -4,8 +4,9 @@ While an exercise that needs an earlier step is checked, the reference replaces 
 student's version of that step, so one wrong answer does not fail the exercises built
 on it. These are answers, so this module stays with the grader: the sandbox does not
 mount it, and the batch grader sends a reference's source to a submission's process
-only after that process has reported its own version of the step. Each function is
-therefore self-contained (its source runs on its own).
+only after that process has reported its own version of the step. There the sources of
+an exercise's references run in one scope, so a function may call another reference of
+this module that the same exercise requires; otherwise each is self-contained.
 """
 
 from __future__ import annotations
@@ -45,18 +46,9 @@ def topological_order(root: Any) -> list:
 
 
 def backward_reference(root: Any) -> None:
-    """Backward as PyTorch does it: inner adjoints afresh, the inputs' grads add up."""
-    order, seen, stack = [], {id(root)}, [(root, iter(root.parents))]
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
-            if id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append((parent, iter(parent.parents)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
+    """Backward as PyTorch does it: inner adjoints afresh, the inputs' grads add up
+    (it calls ``topological_order``: an exercise that requires it requires that too)."""
+    order = topological_order(root)
     for node in order:
         if node.parents:
             node.grad = 0.0

@@ -219,17 +219,14 @@ def _calls(cls: type, names: tuple[str, ...], build: Callable[[], Any]) -> tuple
 
 
 def _run_composed(functions: dict, case: Case) -> dict:
-    """An expression of -, / (_run_expression's observation), how often it called the
-    primitives (+, *, **), and the student's a ** -1 (division is built on the power of
+    """An expression of -, / (_run_expression's observation), how often building it called
+    the primitives (+, *, **), and the student's a ** -1 (division is built on the power of
     exercise 04.pow)."""
     make = functions["MyValue"]
-    seen = _run_expression(functions, case)
-    leaves = [make(x) for x in case["leaves"]]
-    made = list(leaves)
-    _, calls = _calls(
-        type(leaves[0]),
+    seen, calls = _calls(
+        type(make(0.0)),
         ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__"),
-        lambda: [made.append(_apply(step, made)) for step in case["steps"]],
+        lambda: _run_expression(functions, case),
     )
     seen["calls"] = [calls["__add__"] + calls["__radd__"], calls["__mul__"] + calls["__rmul__"]]
     seen["calls"].append(calls["__pow__"])
@@ -273,7 +270,7 @@ def _train(functions: dict, case: Case) -> dict:
     with _recording(type(make(0.0))) as created:
         predict = functions["train"](list(case["xs"]), list(case["ys"]))
     made = len(created)
-    del created[:]
+    created.clear()  # free the training's graphs before predicting
 
     def read(x: float) -> Any:
         y = predict(x)
