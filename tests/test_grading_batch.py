@@ -17,15 +17,15 @@ from micrograd_edu.grading.gradescope import bundle  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "grading"
 IDS = [
-    "forward_difference",
-    "central_difference",
+    "one_sided_difference",
+    "second_difference",
     "extrapolated_difference",
     "numerical_gradient",
     "step_size",
 ]
 FULL = {
-    "forward_difference": 1,
-    "central_difference": 2,
+    "one_sided_difference": 2,
+    "second_difference": 2,
     "extrapolated_difference": 2,
     "numerical_gradient": 3,
     "step_size": 2,
@@ -40,25 +40,25 @@ def losing(*names):
 # Each submission loses exactly the points of what it broke.
 EXPECTED = {
     "correct_but_different": FULL,
-    "crash_in_function": losing("central_difference"),
+    "crash_in_function": losing("second_difference"),
     "crash_at_top_level": losing("step_size"),
     "infinite_loop_in_function": losing("numerical_gradient"),
     "infinite_loop_at_top_level": FULL,
-    "sys_exit": losing("forward_difference"),
+    "sys_exit": losing("one_sided_difference"),
     "os_exit": losing("extrapolated_difference"),
     "memory_bomb": losing("numerical_gradient"),
-    "syntax_error": losing("central_difference"),
+    "syntax_error": losing("second_difference"),
     "not_a_notebook": NOTHING,
-    "always_true_eq": losing("forward_difference", "central_difference"),
+    "always_true_eq": losing("one_sided_difference", "second_difference"),
     "patched_check": NOTHING,
     "printed_passed": NOTHING,
     "fake_results_file": NOTHING,
     "monkeypatch_grader": NOTHING,
     "forged_messages": NOTHING,
-    "imports_the_answer": losing("central_difference"),
+    "imports_the_answer": losing("numerical_gradient"),
     "notebook_idioms": FULL,  # magics, display(), a pickled dataclass
-    "wrong_forward_difference": losing("forward_difference"),
-    "wrong_central_difference": losing("central_difference"),
+    "wrong_one_sided_difference": losing("one_sided_difference"),
+    "wrong_second_difference": losing("second_difference"),
     "wrong_extrapolated_difference": losing("extrapolated_difference"),
     "wrong_numerical_gradient": losing("numerical_gradient"),
     "wrong_step_size": losing("step_size"),
@@ -146,7 +146,7 @@ def test_each_submission_loses_exactly_what_it_broke(graded, name):
     got = {k: float(row[f"01.{k}"]) for k in IDS}
     assert got == EXPECTED[name], row["reason"]
     assert float(row["score"]) == sum(EXPECTED[name].values())
-    assert float(row["max_score"]) == 10
+    assert float(row["max_score"]) == 11
 
 
 def test_the_reason_for_a_broken_submission_is_in_its_row(graded):
@@ -163,7 +163,7 @@ def test_the_reason_for_a_broken_submission_is_in_its_row(graded):
 def test_solutions_grade_full_and_exercises_zero_without_errors(graded):
     rows, results = graded
     solution, exercise = [r for r in rows if r["submission"] == "01_numerical.ipynb"]
-    assert float(solution["score"]) == 10 and solution["reason"] == ""
+    assert float(solution["score"]) == 11 and solution["reason"] == ""
     assert float(exercise["score"]) == 0 and exercise["reason"] == ""
 
 
@@ -186,22 +186,22 @@ def test_one_submission_writes_one_gradescope_result(tmp_path):
     jsonschema.validate(result, GRADESCOPE_SCHEMA)
     # one test per check, their scores adding up to the total
     checks = [c for ex in chapter("01") for c in ex.checks]
-    assert result["score"] == 10 and len(result["tests"]) == len(checks)
+    assert result["score"] == 11 and len(result["tests"]) == len(checks)
     assert [t["name"].split(": ", 1)[1] for t in result["tests"]] == [c.name for c in checks]
-    assert sum(t["score"] for t in result["tests"]) == pytest.approx(10)
+    assert sum(t["score"] for t in result["tests"]) == pytest.approx(11)
     assert all(t["status"] == "passed" and t["output"].startswith("✔") for t in result["tests"])
 
 
 def test_checks_get_their_own_columns_and_gradescope_tests_that_add_up(tmp_path):
-    # the quotient slip: one check of two fails, half the points; and a stub that fails the
-    # first check earns nothing for the checks it happens to pass
+    # the precedence slip (/ h * h) fails the second difference's checks, each in a column
+    # of its own that adds up to the exercise's score
     out, results = tmp_path / "g.csv", tmp_path / "results.json"
-    wrong = FIXTURES / "wrong_central_difference.ipynb"
+    wrong = FIXTURES / "wrong_second_difference.ipynb"
     args = ["grade", str(wrong), "--chapter", "01", "--checks", "--csv", str(out)]
     assert main([*args, "--gradescope", str(results)]) == 0
     with open(out, newline="") as f:
         (row,) = list(csv.DictReader(f))
-    ex = next(e for e in chapter("01") if e.id == "01.central_difference")
+    ex = next(e for e in chapter("01") if e.id == "01.second_difference")
     columns = [f"{ex.id}: {c.name}" for c in ex.checks]
     assert all(c in row for c in columns)
     assert sum(float(row[c]) for c in columns) == pytest.approx(float(row[ex.id]))
@@ -224,9 +224,7 @@ def test_an_interrupted_batch_keeps_every_finished_row(tmp_path):
         )
     with open(tmp_path / "g.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 2 and all(
-        float(r["score"]) == 8 or float(r["score"]) in (7, 9) for r in rows
-    )
+    assert len(rows) == 2 and all(float(r["score"]) in (8, 9) for r in rows)
 
 
 def test_cheaters_cannot_learn_the_secret_seed_from_the_environment(monkeypatch, tmp_path):
@@ -260,15 +258,15 @@ def test_a_fault_in_the_grader_costs_one_row_not_the_batch(monkeypatch, tmp_path
     real = batch.grade_submission
 
     def flaky(path, *args):
-        if "central" in str(path):
+        if "second" in str(path):
             raise RuntimeError("grader bug")
         return real(path, *args)
 
     monkeypatch.setattr(gradebook, "grade_submission", flaky)
-    paths = [FIXTURES / "wrong_central_difference.ipynb", FIXTURES / "wrong_step_size.ipynb"]
+    paths = [FIXTURES / "wrong_second_difference.ipynb", FIXTURES / "wrong_step_size.ipynb"]
     rows = gradebook.grade_all(paths, chapter_number="01", csv_path=tmp_path / "g.csv")
-    assert [r.score for r in rows] == [0, 8] and "grader bug" in rows[0].reason
-    assert rows[0].max_score == 10
+    assert [r.score for r in rows] == [0, 9] and "grader bug" in rows[0].reason
+    assert rows[0].max_score == 11
 
 
 def test_a_notebook_of_endless_cells_ends_within_its_budget(tmp_path):

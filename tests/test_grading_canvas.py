@@ -14,7 +14,7 @@ def test_canvas_gradebook_and_feedback_pages(tmp_path, capsys):
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     shutil.copy(ROOT / "solutions" / "01_numerical.ipynb", submissions / "ann.ipynb")
-    shutil.copy(FIXTURES / "wrong_central_difference.ipynb", submissions / "bo.ipynb")
+    shutil.copy(FIXTURES / "wrong_second_difference.ipynb", submissions / "bo.ipynb")
     shutil.copy(FIXTURES / "crash_in_function.ipynb", submissions / "stranger.ipynb")
     roster = tmp_path / "roster.csv"
     roster.write_text(
@@ -32,13 +32,13 @@ def test_canvas_gradebook_and_feedback_pages(tmp_path, capsys):
     rows = list(csv.reader(canvas.open(newline="")))
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "micrograd_edu chapter 01"]
     assert rows[0] == header
-    assert rows[1] == ["Points Possible", "", "", "", "", "10"]
+    assert rows[1] == ["Points Possible", "", "", "", "", "11"]
     scores = {r[0]: r[5] for r in rows[2:]}
-    assert scores["Lee, Ann"] == "10" and scores["Cy Park"] == "0"
+    assert scores["Lee, Ann"] == "11" and scores["Cy Park"] == "0"
     assert 0 < float(scores["Bo Chen"]) < 10
     assert sorted(p.name for p in pages.iterdir()) == ["ann.html", "bo.html", "stranger.html"]
     page = (pages / "bo.html").read_text()
-    assert "central_difference" in page and "Hint:" in page and "/10 points" in page
+    assert "second_difference" in page and "Hint:" in page and "/11 points" in page
 
 
 def test_a_roster_without_the_columns_it_needs_is_refused(tmp_path, capsys):

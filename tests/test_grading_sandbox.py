@@ -19,7 +19,7 @@ from micrograd_edu.grading import sandbox
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "fixtures" / "sandbox"
 SOLUTION = ROOT / "solutions" / "01_numerical.ipynb"
-FULL = 10.0
+FULL = 11.0
 MARKER = b"micrograd-edu-daemon-marker"
 EXPECTED = {
     "reads_the_solutions.ipynb": 0.0,  # stubs: the solutions are not on its disk

@@ -168,23 +168,7 @@ def _lecture_lines() -> dict[str, str]:
     return seen
 
 
-# Exercises whose answer the lecture still shows, until issue 15 gives them new tasks
-# (strict: the test fails as soon as one of them is fixed, so the entry must go).
-COPYABLE = {
-    "01_numerical.ipynb": "issue 15: exercise 01 asks for the quotients lecture 01 writes out",
-}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=COPYABLE[p.name]))
-        if p.name in COPYABLE
-        else p
-        for p in SOLUTIONS
-    ],
-    ids=_ids,
-)
+@pytest.mark.parametrize("path", SOLUTIONS, ids=_ids)
 def test_no_solution_line_stands_in_a_lecture(path):
     lecture = _lecture_lines()
     shared = {line: lecture[line] for line in _solution_lines(path) if line in lecture}

@@ -1,6 +1,6 @@
 """Auto-graded exercises: one registry, feedback in the notebook, a batch grader.
 
-* :func:`check` (in a notebook): ``check("01.central_difference")``;
+* :func:`check` (in a notebook): ``check("01.second_difference")``;
 * ``micrograd-edu release``: ``exercises/`` from ``solutions/``;
 * ``micrograd-edu grade``: a folder of submissions into a gradebook;
 * ``micrograd-edu gradescope-bundle``: the autograder zip for Gradescope.

@@ -1,9 +1,11 @@
-"""Chapter 01's exercises 1-3: forward, central and extrapolated differences.
+"""Chapter 01's exercises 1-3: a one-sided quotient of second order, the second
+difference, and Richardson's extrapolation. The lecture derives the forward and the
+central quotient; each exercise asks the student to derive the next one.
 
-Every oracle here is a closed form, never a finite difference computed the
-way the solution computes it: the exact difference quotients of polynomials,
-the derivatives of ``exp``/``sinh``/... and the error ratios a forward,
-central or extrapolated difference must show when ``h`` is halved.
+Every oracle here is a closed form, never a finite difference computed the way the
+solution computes it: what each quotient gives on a polynomial (exact up to some degree,
+then off by what Taylor predicts), the derivatives of ``exp``/``sinh``/..., and the
+error ratio a quotient of a given order must show when ``h`` is halved.
 """
 
 from __future__ import annotations
@@ -28,17 +30,19 @@ WITHHELD = (
     "micrograd_edu.grading.references.central_quotient",
 )
 
-DERIVATIVES: dict[str, Callable[[float], float]] = {
-    "sin": math.cos,
+# What the order checks estimate, in closed form: f' and f'' of the smooth functions they use.
+DERIVATIVES: dict[str, Callable[[float], float]] = {"exp": math.exp, "sinh": math.cosh}
+# (and the step size's: chapter01_gradient.py)
+SECOND_DERIVATIVES: dict[str, Callable[[float], float]] = {
+    "sin": lambda x: -math.sin(x),
     "exp": math.exp,
-    "sinh": math.cosh,
-    "cosh": math.sinh,
-    "tanh": lambda x: 1.0 - math.tanh(x) ** 2,
-    "atan": lambda x: 1.0 / (1.0 + x * x),
-    "log": lambda x: 1.0 / x,
-    "pow2.5": lambda x: 2.5 * x**1.5,
-    "sqrt": lambda x: 0.5 / math.sqrt(x),
-    "exp∘sin": lambda x: math.cos(x) * math.exp(math.sin(x)),
+    "cosh": math.cosh,
+    "tanh": lambda x: -2.0 * math.tanh(x) * (1.0 - math.tanh(x) ** 2),
+    "atan": lambda x: -2.0 * x / (1.0 + x * x) ** 2,
+    "log": lambda x: -1.0 / (x * x),
+    "pow2.5": lambda x: 3.75 * math.sqrt(x),
+    "sqrt": lambda x: -0.25 * x**-1.5,
+    "exp∘sin": lambda x: (math.cos(x) ** 2 - math.sin(x)) * math.exp(math.sin(x)),
 }
 
 
@@ -50,24 +54,54 @@ def number_in(seen: dict[str, Any], key: str) -> tuple[float | None, str | None]
     return value, None
 
 
-# --- the quotient exercises: forward, central, extrapolated -----------------
+# --- quotients on polynomials, against what they must give --------------------
+
+Exact = Callable[[list[float], float, float], float]  # (coefficients, x, h) -> value
 
 
-def _exact_cases(degree: int, h_range: tuple[float, float]) -> Callable[[random.Random], list]:
+def _polynomial_cases(degree: int, right_only: bool = False) -> Callable:
+    """A constant, a line, then three polynomials of ``degree``: a wrong combination
+    fails first where its mistake is plainest. ``right_only``: f is nan left of x."""
+
     def cases(rng: random.Random) -> list[Case]:
-        return [
-            {
-                "coefficients": [rng.uniform(-2, 2) for _ in range(degree + 1)],
+        out = []
+        for top in (0, 1, degree, degree, degree):
+            case = {
+                "coefficients": [
+                    rng.uniform(-2, 2) if k <= top else 0.0 for k in range(degree + 1)
+                ],
                 "x": rng.uniform(-2, 2),
-                "h": rng.uniform(*h_range),
+                "h": rng.uniform(0.05, 0.5),
             }
-            for _ in range(4)
-        ]
+            out.append({**case, "right_only": True} if right_only else case)
+        return out
 
     return cases
 
 
-def _judge_exact(exact: Callable[[list[float], float, float], float]) -> Callable:
+def _degree(case: Case) -> int:
+    return max((k for k, c in enumerate(case["coefficients"]) if c), default=0)
+
+
+def _where(case: Case) -> str:
+    return f"a polynomial of degree {_degree(case)} at x={case['x']:.3g}, h={case['h']:.3g}"
+
+
+def _judge_right_only(case: Case, seen: dict) -> str | None:
+    """f is nan left of x: a quotient that looks there returns nan (its value is the
+    first check's business)."""
+    got, problem = number_in(seen, "value")
+    if problem:
+        return problem
+    if math.isnan(got):
+        return (
+            f"returned nan for {_where(case)}, where f is nan left of x (as √t is left "
+            "of 0): it evaluated f somewhere left of x"
+        )
+    return None
+
+
+def _judge_exact(exact: Exact, what: str) -> Callable:
     def judge(case: Case, seen: dict) -> str | None:
         got, problem = number_in(seen, "value")
         if problem:
@@ -75,16 +109,22 @@ def _judge_exact(exact: Callable[[list[float], float, float], float]) -> Callabl
         want = exact(case["coefficients"], case["x"], case["h"])
         if close(got, want, 1e-8, 1e-8):
             return None
-        degree = len(case["coefficients"]) - 1
-        return (
-            f"wrong value for a degree-{degree} polynomial at x={case['x']:.3g}, h={case['h']:.3g}"
-        )
+        where = _where(case)
+        if not math.isfinite(got):
+            return f"returned {got} for {where}"
+        if want == 0:
+            return f"returned {got:.3g} for {where}, whose {what} is 0"
+        scale = _scale(got, want, case["h"])
+        if scale:
+            return f"wrong value for {where}: it is {scale} times the right one"
+        error = abs(got - want) / abs(want)
+        return f"wrong value for {where}: relative error {error:.1g} (1e-08 allowed)"
 
     return judge
 
 
 def _quotient_is(model: Callable[[Callable[[float], float], float, float], float]) -> Callable:
-    """A mistake whose quotient on the case's polynomial p is ``model(p, x, h)``."""
+    """A mistake whose value on the case's polynomial p is ``model(p, x, h)``."""
 
     def matches(case: Case, seen: dict) -> bool:
         got = as_float(seen.get("value"))
@@ -94,101 +134,212 @@ def _quotient_is(model: Callable[[Callable[[float], float], float, float], float
     return matches
 
 
-_OPPOSITE_SIGN = Mistake(
-    _quotient_is(lambda p, x, h: (p(x - h) - p(x + h)) / (2 * h)),
-    "it has the opposite sign: the difference runs from the point on the left to the one "
-    "on the right, or the other way?",
-)
-FORWARD_MISTAKES = (
-    Mistake(
-        _quotient_is(lambda p, x, h: (p(x + h) - p(x - h)) / (2 * h)),
-        "that is the quotient over both sides of x; this one steps forward from x only",
-    ),
-    Mistake(
-        _quotient_is(lambda p, x, h: (p(x) - p(x - h)) / h),
-        "that quotient steps backward from x; this one steps forward",
-    ),
-    Mistake(
-        _quotient_is(lambda p, x, h: (p(x + h) - p(x)) / (2 * h)),
-        "it is half the quotient: how far apart are the two points you evaluate?",
-    ),
-    Mistake(
-        _quotient_is(lambda p, x, h: p(x + h) - p(x) / h),
-        "only the second value is divided: without parentheses, / binds before -",
-    ),
-)
-CENTRAL_MISTAKES = (
-    Mistake(
-        _quotient_is(lambda p, x, h: (p(x + h) - p(x - h)) / h),
-        "it is twice the quotient: how far apart are the two points you evaluate?",
-    ),
-    Mistake(
-        _quotient_is(lambda p, x, h: (p(x + h) - p(x - h)) / 2 * h),
-        "it is h² times the quotient: without parentheses, a / 2 * h divides by 2 and then "
-        "multiplies by h",
-    ),
-    Mistake(
-        _quotient_is(lambda p, x, h: (p(x + h) - p(x)) / h),
-        "that is a one-sided quotient; this one uses a point on each side of x",
-    ),
-    _OPPOSITE_SIGN,
-)
+_SCALES = [(j, k) for j in range(-2, 3) for k in range(-2, 3) if (j, k) != (0, 0)]
 
 
-def _forward_cubic(c: list[float], x: float, h: float) -> float:
-    # ((x+h)^k - x^k) / h expanded for k = 1, 2, 3
-    return c[1] + c[2] * (2 * x + h) + c[3] * (3 * x * x + 3 * x * h + h * h)
+def _scale(got: float, want: float, h: float) -> str | None:
+    """``got / want`` named when it is 2^j h^k (j, k from -2 to 2) or -1: what dividing by
+    the wrong amount, or flipping the sign, makes of a right value."""
+    if want == 0 or not math.isfinite(got):
+        return None
+    if close(got / want, -1.0, 1e-8):
+        return "-1"
+    for j, k in _SCALES:
+        if close(got / want, 2.0**j * h**k, 1e-8):
+            up = "".join([str(2**j) if j > 0 else "", {1: "h", 2: "h²"}.get(k, "")])
+            down = "".join([str(2**-j) if j < 0 else "", {-1: "h", -2: "h²"}.get(k, "")])
+            return f"{up or 1}/{down}" if down else up
+    return None
 
 
-def _central_cubic(c: list[float], x: float, h: float) -> float:
-    return c[1] + 2 * c[2] * x + c[3] * (3 * x * x + h * h)
+def _scaled(exact: Exact, which: Callable[[str], bool], from_degree: int = 0) -> Callable:
+    """A mistake whose value is the right one times a scale ``which`` accepts (see
+    :func:`_scale`), on polynomials of degree ``from_degree`` or more."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        got = as_float(seen.get("value"))
+        if got is None or _degree(case) < from_degree:
+            return False
+        scale = _scale(got, exact(case["coefficients"], case["x"], case["h"]), case["h"])
+        return scale is not None and which(scale)
+
+    return matches
+
+
+def _wrong_divisor(exact: Exact) -> Mistake:
+    """The right combination of f's values divided by the wrong amount. Judged on a
+    polynomial of degree 2 or more only: on a line many a wrong combination gives a
+    simple multiple of the slope too."""
+    return Mistake(
+        _scaled(exact, lambda scale: scale != "-1", from_degree=2),
+        "the combination of f's values is right, but not what it is divided by: once the "
+        "other terms cancel, which power of h (and which number) is left in front of the "
+        "derivative you want?",
+    )
+
+
+def _opposite_sign(exact: Exact) -> Mistake:
+    return Mistake(
+        _scaled(exact, lambda scale: scale == "-1"),
+        "it has the opposite sign: try your weights on f(t) = t (or t² for f'') by hand",
+    )
+
+
+def _is_nan(value: Any) -> bool:
+    number = as_float(value)
+    return number is not None and math.isnan(number)
+
+
+def _on_low_degree(hint: str) -> Mistake:
+    """Wrong on a constant or a line, which every quotient here gets exactly."""
+    return Mistake(
+        lambda case, seen: _degree(case) <= 1 and as_float(seen.get("value")) is not None, hint
+    )
+
+
+def _one_sided_exact(c: list[float], x: float, h: float) -> float:
+    # exact up to quadratics; on t³ the three points give 3x² - 2h²
+    return c[1] + 2 * c[2] * x + c[3] * (3 * x * x - 2 * h * h)
+
+
+def _second_exact(c: list[float], x: float, h: float) -> float:
+    # exact up to cubics; on t⁴ the three points give 12x² + 2h²
+    return 2 * c[2] + 6 * c[3] * x + c[4] * (12 * x * x + 2 * h * h)
 
 
 def _quartic_derivative(c: list[float], x: float, h: float) -> float:
     return c[1] + 2 * c[2] * x + 3 * c[3] * x**2 + 4 * c[4] * x**3
 
 
-def _error_ratio(case: Case, seen: dict) -> float | None:
+_TWO_POINTS = (
+    "that is a two-point quotient, first order: its error still has a term in h f''(x). "
+    "The third point is there to cancel that term too"
+)
+_LOOKS_LEFT = Mistake(
+    lambda case, seen: _is_nan(seen.get("value")),
+    "at the edge of a domain (√t at 0, a simulation at its start time) f has no values "
+    "left of x: this quotient may use only x, x + h and x + 2h",
+)
+ONE_SIDED_MISTAKES = (
+    Mistake(_quotient_is(lambda p, x, h: (p(x + h) - p(x)) / h), _TWO_POINTS),
+    Mistake(_quotient_is(lambda p, x, h: (p(x + 2 * h) - p(x)) / (2 * h)), _TWO_POINTS),
+    Mistake(
+        _quotient_is(central_quotient),
+        "that is the central quotient, which needs f left of x; this one may use only "
+        "x, x + h and x + 2h",
+    ),
+    _wrong_divisor(_one_sided_exact),
+    _opposite_sign(_one_sided_exact),
+    _on_low_degree(
+        "a constant's derivative is 0 and a line's is its slope, and a second-order "
+        "quotient gets both exactly: try your weights on f = 1 and on f(t) = t"
+    ),
+)
+SECOND_MISTAKES = (
+    Mistake(
+        _quotient_is(central_quotient),
+        "that estimates f'(x), the first derivative; this one is f''(x)",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + 2 * h) - 2 * p(x + h) + p(x)) / h**2),
+        "that combination is centred on x + h, not on x, so its error is proportional to h; "
+        "use the points x - h, x and x + h",
+    ),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + 2 * h) - 2 * p(x) + p(x - 2 * h)) / (4 * h * h)),
+        "that uses x ± 2h (a central quotient of central quotients, each of step h); "
+        "use x - h, x and x + h, which make the error four times smaller",
+    ),
+    _wrong_divisor(_second_exact),
+    _opposite_sign(_second_exact),
+    _on_low_degree(
+        "f'' of a constant or a line is 0, and a three-point quotient gets it exactly: "
+        "try your weights on f = 1 and on f(t) = t"
+    ),
+)
+
+
+_ONE_CENTRAL = (
+    "that is a single central difference, with its h² error; combine the two steps so "
+    "that error cancels"
+)
+RICHARDSON_MISTAKES = (
+    Mistake(_quotient_is(central_quotient), _ONE_CENTRAL),
+    Mistake(_quotient_is(lambda p, x, h: central_quotient(p, x, h / 2)), _ONE_CENTRAL),
+    Mistake(
+        _quotient_is(lambda p, x, h: 2 * central_quotient(p, x, h / 2) - central_quotient(p, x, h)),
+        "those weights cancel an error proportional to h, as a one-sided quotient has; "
+        "the central difference's error starts at h²",
+    ),
+    Mistake(
+        _quotient_is(
+            lambda p, x, h: (4 * central_quotient(p, x, h) - central_quotient(p, x, h / 2)) / 3
+        ),
+        "the h² terms do not cancel: which of the two steps has the smaller error, and "
+        "which weight does it get?",
+    ),
+    _opposite_sign(_quartic_derivative),
+    _on_low_degree(
+        "on a constant or a line both central differences are exact, so the combination "
+        "must give back the same value: what must its weights add up to?"
+    ),
+)
+
+
+# --- the order of a quotient: how its error responds to halving h --------------
+
+
+def _error_ratio(
+    exact: dict[str, Callable[[float], float]], case: Case, seen: dict
+) -> float | None:
     """How many times smaller the error got when h was halved (None: not numbers)."""
     coarse, fine = as_float(seen.get("coarse")), as_float(seen.get("fine"))
     if coarse is None or fine is None:
         return None
-    exact = DERIVATIVES[case["f"]](case["x"])
-    before, after = abs(coarse - exact), abs(fine - exact)
+    want = exact[case["f"]](case["x"])
+    before, after = abs(coarse - want), abs(fine - want)
     return before / after if after else math.inf
 
 
-def _ratio_near(ratio: float) -> Callable[[Case, dict], bool]:
-    def matches(case: Case, seen: dict) -> bool:
-        found = _error_ratio(case, seen)
-        return found is not None and math.isfinite(found) and 0.75 < found / ratio < 1.3
-
-    return matches
+def _near(found: float | None, ratio: float) -> bool:
+    return found is not None and math.isfinite(found) and 0.75 < found / ratio < 1.3
 
 
 # What the error's response to halving h says about the quotient that was computed.
 _RATIO_MISTAKES = {
+    0.25: "the error grows 4x when h halves: a term divided by h² did not cancel (do your "
+    "weights give 0 on a constant?)",
+    0.5: "the error doubles when h halves: a term divided by h did not cancel (do your "
+    "weights give 0 on a constant?)",
     1: "the error stays the same when h halves: part of it does not come from the step "
-    "(a constant added, or a step other than the h you were given?)",
-    2: "the error halves with h, as a one-sided quotient's does",
-    4: "the error falls 4x when h halves, as a quotient over both sides of x does",
-    16: "the error falls 16x when h halves, as an extrapolated quotient's does",
+    "(a constant factor or term, or a step other than the h you were given?)",
+    2: "the error halves with h, as a first-order quotient's does: a term in h was not cancelled",
+    4: "the error falls 4x when h halves, as a second-order quotient's does: the h² "
+    "terms were not cancelled",
+    16: "the error falls 16x when h halves, as a fourth-order quotient's does",
 }
 
 
-def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) -> Check:
-    """Halving h must divide the error by ``ratio`` (2, 4, 16): the order of the method."""
+def _order_check(
+    name: str,
+    functions: tuple[str, ...],
+    h: float,
+    ratio: float,
+    exact: dict[str, Callable[[float], float]] = DERIVATIVES,
+) -> Check:
+    """Halving h must divide the error by ``ratio`` (4, 16): the order of the method.
+    ``exact`` holds what ``name`` estimates, in closed form."""
 
     def cases(rng: random.Random) -> list[Case]:
         return [{"f": f, "x": rng.uniform(-2, 2), "h": h} for f in functions]
 
     def judge(case: Case, seen: dict) -> str | None:
-        coarse, problem = number_in(seen, "coarse")
-        fine, problem2 = number_in(seen, "fine")
+        _, problem = number_in(seen, "coarse")
+        _, problem2 = number_in(seen, "fine")
         if problem or problem2:
             return problem or problem2
-        found = _error_ratio(case, seen)
-        if found is not None and math.isfinite(found) and 0.75 < found / ratio < 1.3:
+        found = _error_ratio(exact, case, seen)
+        if _near(found, ratio):
             return None
         return (
             f"halving h (from {case['h']:g}) should divide the error by about {ratio:g} "
@@ -196,7 +347,9 @@ def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) 
         )
 
     mistakes = tuple(
-        Mistake(_ratio_near(r), hint) for r, hint in _RATIO_MISTAKES.items() if r != ratio
+        Mistake(lambda case, seen, r=r: _near(_error_ratio(exact, case, seen), r), hint)
+        for r, hint in _RATIO_MISTAKES.items()
+        if r != ratio
     )
     return Check(
         f"error shrinks {ratio:g}x when h halves",
@@ -208,58 +361,67 @@ def _order_check(name: str, functions: tuple[str, ...], h: float, ratio: float) 
     )
 
 
-FORWARD = register(
+ONE_SIDED = register(
     Exercise(
-        "01.forward_difference",
-        "Forward difference",
-        1,
-        "forward_difference(f, x, h) returns (f(x + h) - f(x)) / h.",
-        ("forward_difference",),
+        "01.one_sided_difference",
+        "A one-sided quotient of second order",
+        2,
+        "one_sided_difference(f, x, h) estimates f'(x) from f(x), f(x + h) and f(x + 2h) "
+        "only, with an error proportional to h².",
+        ("one_sided_difference",),
         (
             Check(
-                "the quotient itself, on a cubic (against its closed form)",
+                "exact on quadratics, off by what Taylor predicts on a cubic",
                 "",
-                _exact_cases(3, (0.05, 0.5)),
-                _run_quotient("forward_difference"),
-                _judge_exact(_forward_cubic),
-                mistakes=FORWARD_MISTAKES,
+                _polynomial_cases(3),
+                _run_quotient("one_sided_difference"),
+                _judge_exact(_one_sided_exact, "derivative"),
+                mistakes=ONE_SIDED_MISTAKES,
             ),
-            _order_check(
-                "forward_difference",
-                ("exp", "cosh"),
-                1e-3,
-                2,
+            Check(
+                "uses no point left of x",
+                "",
+                _polynomial_cases(3, right_only=True),
+                _run_quotient("one_sided_difference"),
+                _judge_right_only,
+                mistakes=(_LOOKS_LEFT,),
             ),
+            _order_check("one_sided_difference", ("exp", "sinh"), 1e-2, 4),
         ),
         withheld=WITHHELD,
+        answers=(
+            "-3 * f(x) + 4 * f(x + h) - f(x + 2 * h)",
+            "4 * f(x + h) - 3 * f(x) - f(x + 2 * h)",
+        ),
     )
 )
 
-
-CENTRAL = register(
+SECOND = register(
     Exercise(
-        "01.central_difference",
-        "Central difference",
+        "01.second_difference",
+        "The second difference",
         2,
-        "central_difference(f, x, h) returns (f(x + h) - f(x - h)) / (2h).",
-        ("central_difference",),
+        "second_difference(f, x, h) estimates f''(x) from f(x - h), f(x) and f(x + h), "
+        "with an error proportional to h².",
+        ("second_difference",),
         (
             Check(
-                "the quotient itself, on a cubic (against its closed form)",
+                "exact on cubics, off by what Taylor predicts on a quartic",
                 "",
-                _exact_cases(3, (0.05, 0.5)),
-                _run_quotient("central_difference"),
-                _judge_exact(_central_cubic),
-                mistakes=CENTRAL_MISTAKES,
+                _polynomial_cases(4),
+                _run_quotient("second_difference"),
+                _judge_exact(_second_exact, "second derivative"),
+                mistakes=SECOND_MISTAKES,
             ),
-            _order_check(
-                "central_difference",
-                ("exp", "sinh"),
-                1e-2,
-                4,
-            ),
+            _order_check("second_difference", ("exp", "cosh"), 5e-2, 4, SECOND_DERIVATIVES),
         ),
         withheld=WITHHELD,
+        answers=(
+            "f(x + h) - 2 * f(x) + f(x - h)",
+            "f(x - h) - 2 * f(x) + f(x + h)",
+            "/ h**2",
+            "/ (h * h)",
+        ),
     )
 )
 
@@ -268,26 +430,23 @@ RICHARDSON = register(
         "01.extrapolated_difference",
         "Richardson extrapolation",
         2,
-        "extrapolated_difference(f, x, h) returns (4 D(h/2) - D(h)) / 3, "
-        "D being central_difference(f, x, ·).",
+        "extrapolated_difference(f, x, h) combines central_difference(f, x, h) and "
+        "central_difference(f, x, h / 2) into an estimate of f'(x) whose error is "
+        "proportional to h⁴.",
         ("extrapolated_difference",),
         (
             Check(
-                "exact derivative of a quartic",
-                "weigh the two central differences 4 and -1, then divide by 3, "
-                "so their h² errors cancel",
-                _exact_cases(4, (0.1, 1.0)),
+                "exact on quartics",
+                "",
+                _polynomial_cases(4),
                 _run_quotient("extrapolated_difference"),
-                _judge_exact(_quartic_derivative),
+                _judge_exact(_quartic_derivative, "derivative"),
+                mistakes=RICHARDSON_MISTAKES,
             ),
-            _order_check(
-                "extrapolated_difference",
-                ("exp", "sinh"),
-                0.2,
-                16,
-            ),
+            _order_check("extrapolated_difference", ("exp", "sinh"), 0.2, 16),
         ),
         requires={"central_difference": central_quotient},
         withheld=WITHHELD,
+        answers=("4 * central_difference(f, x, h / 2) - central_difference(f, x, h)", ") / 3"),
     )
 )

@@ -1,8 +1,9 @@
-"""Chapter 01's exercises 4 and 5: the numerical gradient, and choosing h.
+"""Chapter 01's exercises 4 and 5: the numerical gradient, and choosing h for the
+second difference.
 
 The oracles are closed forms: the gradient of a quadratic form and of a ring of
-sines, the count of evaluations a gradient needs, and for the step size the
-error a given h achieves against the best error any h achieves.
+sines, the count of evaluations a gradient needs, and for the step size the error
+a given h achieves (against f'' in closed form) next to the best error any h achieves.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import random
 import statistics
 from collections.abc import Callable
 
-from .chapter01 import DERIVATIVES, WITHHELD, number_in
+from .chapter01 import SECOND_DERIVATIVES, WITHHELD, number_in
 from .plain import as_floats, close, describe
 from .references import central_quotient
 from .registry import Case, Check, Exercise, register
@@ -102,7 +103,8 @@ GRADIENT = register(
             ),
             Check(
                 "leaves xs unchanged",
-                "work on a copy of xs (list(xs)): the caller's point must not move",
+                "the caller's point must not move: perturb a copy, or put each coordinate "
+                "back exactly as it was",
                 _gradient_cases((2, 5)),
                 _run_gradient,
                 _judge_unchanged,
@@ -118,6 +120,7 @@ GRADIENT = register(
         ),
         requires={"central_difference": central_quotient},
         withheld=WITHHELD,
+        answers=("moved[i] = t", "list(point)", "central_difference(along, xi, h)"),
     )
 )
 
@@ -127,10 +130,16 @@ GRADIENT = register(
 _TOLERANCE = 50  # times the smallest error any h achieves
 
 
+def _second_quotient(f: Callable[[float], float], x: float, h: float) -> float:
+    """The second difference, whose error the step is judged by."""
+    return (f(x + h) - 2 * f(x) + f(x - h)) / (h * h)
+
+
 def _error(name: str, x: float, h: float) -> float:
-    f, df = SMOOTH[name], DERIVATIVES[name]
+    """The relative error of the second difference of ``name`` at x with step h."""
+    f, d2f = SMOOTH[name], SECOND_DERIVATIVES[name]
     try:
-        return abs(central_quotient(f, x, h) - df(x)) / abs(df(x))
+        return abs(_second_quotient(f, x, h) - d2f(x)) / abs(d2f(x))
     except (ValueError, ZeroDivisionError, OverflowError):
         return math.inf
 
@@ -174,11 +183,12 @@ def _judge_step(direction: str) -> Callable:
     return judge
 
 
+# where each f'' stays clear of 0 (a relative error needs it)
 _MODERATE = (
-    ("sin", -1.2, 1.2),
+    ("sin", 0.5, 1.5),
     ("exp", -2, 2),
-    ("tanh", -1, 1),
-    ("atan", -2, 2),
+    ("tanh", 0.3, 1),
+    ("atan", 0.5, 2),
     ("log", 0.5, 4),
     ("pow2.5", 0.5, 4),
     ("sqrt", 0.5, 4),
@@ -189,41 +199,43 @@ STEP = register(
         "01.step_size",
         "Choosing h",
         2,
-        "step_size(x) returns the h for central_difference at x that keeps the total "
+        "step_size(x) returns the h for second_difference at x that keeps the total "
         "error (truncation + rounding) near its minimum.",
         ("step_size",),
         (
             Check(
                 "not so small that rounding error dominates",
-                "h too small: f(x + h) - f(x - h) cancels almost every digit, so the "
-                "rounding error (about ε|f| / h) explodes; take h near ε^(1/3)",
+                "h too small: the values of f agree in almost every digit, and the division "
+                "blows up what rounding left; where do this quotient's two errors balance?",
                 _step_cases(_MODERATE),
                 _run_step,
                 _judge_step("small"),
             ),
             Check(
                 "not so large that truncation error dominates",
-                "h too large: the truncation error h² f'''(x) / 6 dominates; take h near ε^(1/3)",
+                "h too large: the truncation error, which grows with h, dominates; where do "
+                "this quotient's two errors balance?",
                 _step_cases(_MODERATE),
                 _run_step,
                 _judge_step("large"),
             ),
             Check(
                 "scales with |x|",
-                "for large |x|, x + h keeps only the digits of h above ε|x|: scale the "
-                "step, e.g. h = ε^(1/3) · max(1, |x|)",
+                "for large |x|, x + h keeps only the digits of h above ε|x|: the step must "
+                "grow with |x|",
                 _step_cases((("log", 1e3, 1e6), ("pow2.5", 1e3, 1e5), ("sqrt", 1e4, 1e6))),
                 _run_step,
                 _judge_step("any"),
             ),
             Check(
                 "works at x = 0",
-                "a step proportional to |x| is 0 at x = 0: use max(1, |x|)",
+                "a step proportional to |x| is 0 at x = 0: the step needs a floor",
                 _step_cases((("exp", 0, 0), ("exp∘sin", 0, 0))),
                 _run_step,
                 _judge_step("any"),
             ),
         ),
         withheld=WITHHELD,
+        answers=("2.0 ** (-52 / 4)", "** (1 / 4)", "** 0.25", "max(1.0, abs(x))", "max(1, abs(x))"),
     )
 )

@@ -1,4 +1,4 @@
-"""``check("01.central_difference")``: feedback on one exercise, inside the notebook.
+"""``check("01.second_difference")``: feedback on one exercise, inside the notebook.
 
 The student's function is found by name in the notebook's namespace, the
 public checks run on a fixed public seed, and the answer comes back as a
@@ -118,9 +118,9 @@ def check(
     POSIX signals in the main thread, where Jupyter runs cells; on Windows, or from
     another thread, the checks run without one.
 
-    >>> def central_difference(f, x, h):
-    ...     return (f(x + h) - f(x - h)) / (2 * h)
-    >>> check("01.central_difference").passed
+    >>> def second_difference(f, x, h):
+    ...     return (f(x + h) - 2 * f(x) + f(x - h)) / h**2
+    >>> check("01.second_difference").passed
     True
     """
     if _SILENT:

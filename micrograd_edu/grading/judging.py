@@ -11,7 +11,7 @@ exercise of that submission only: the process is killed and the next request sta
 a new one.
 
 >>> with judges(seconds=30) as judge:
-...     result = judge(exercise("01.forward_difference"), "seed", {"missing": ["f"]}, False)
+...     result = judge(exercise("01.one_sided_difference"), "seed", {"missing": ["f"]}, False)
 >>> result.status
 'missing'
 """

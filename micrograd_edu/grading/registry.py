@@ -1,4 +1,4 @@
-"""Exercises and their checks, registered by id (``"01.central_difference"``).
+"""Exercises and their checks, registered by id (``"01.second_difference"``).
 
 A check is split in three so that the grade never depends on the student's
 process telling the truth:
@@ -168,8 +168,8 @@ def register(ex: Exercise) -> Exercise:
 def exercise(exercise_id: str) -> Exercise:
     """The registered exercise ``exercise_id``, or a ``KeyError`` listing the known ones.
 
-    >>> exercise("01.central_difference").names
-    ('central_difference',)
+    >>> exercise("01.second_difference").names
+    ('second_difference',)
     """
     try:
         return EXERCISES[exercise_id]
@@ -182,7 +182,7 @@ def chapter(number: str) -> list[Exercise]:
     """The exercises of chapter ``number`` ("01"), in the order they were registered.
 
     >>> [e.id for e in chapter("01")][:2]
-    ['01.forward_difference', '01.central_difference']
+    ['01.one_sided_difference', '01.second_difference']
     """
     found = [e for e in EXERCISES.values() if e.chapter == number]
     if not found:

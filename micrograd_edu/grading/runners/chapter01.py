@@ -38,9 +38,14 @@ def _polynomial(coefficients: list[float]) -> Callable[[float], float]:
 
 
 def _function(case: Case) -> Callable[[float], float]:
-    if "coefficients" in case:
-        return _polynomial(case["coefficients"])
-    return SMOOTH[case["f"]]
+    """The case's function: a smooth one by name, or a polynomial (nan left of x when
+    the case says f is defined only from x on, as √t is from 0)."""
+    if "f" in case:
+        return SMOOTH[case["f"]]
+    p, x = _polynomial(case["coefficients"]), case["x"]
+    if case.get("right_only"):
+        return lambda t: p(t) if t >= x else math.nan
+    return p
 
 
 @runner_factory
