@@ -419,8 +419,17 @@ def _fold_tree(rng: random.Random) -> Nodes:
     return tree.nodes
 
 
+def _finite_fold_case(rng: random.Random) -> Case:
+    """A random tree and points where its value is a finite number: where the tree itself
+    overflows (exp of exp of ...), no folding can be judged by its value."""
+    while True:
+        case = {"tree": _fold_tree(rng), "points": _points(rng, ("x", "y"))}
+        if all(math.isfinite(evaluate(case["tree"], p)) for p in case["points"]):
+            return case
+
+
 def _fold_cases(rng: random.Random) -> list[Case]:
-    cases = [{"tree": _fold_tree(rng), "points": _points(rng, ("x", "y"))} for _ in range(6)]
+    cases = [_finite_fold_case(rng) for _ in range(6)]
     # ((2 + 3) * 4) * x: the constant subtree is two levels deep
     nested = [["const", 2], ["const", 3], ["add", 0, 1], ["const", 4], ["mul", 2, 3]]
     nested += [["var", "x"], ["mul", 4, 5]]
