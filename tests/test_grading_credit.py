@@ -20,6 +20,8 @@ STUBS = {
 def test_a_stub_that_computes_nothing_earns_nothing(ex, stub):
     result = grade(ex.id, dict.fromkeys(ex.names, STUBS[stub]))
     assert result.score == 0, [(c.name, c.passed) for c in result.checks]
+    # and no check shows a share it did not earn (the notebook, --checks, Gradescope)
+    assert all(c.score == 0 for c in result.checks), [(c.name, c.score) for c in result.checks]
 
 
 def one_sided_gradient(f, xs, h):

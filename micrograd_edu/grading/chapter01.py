@@ -30,9 +30,9 @@ WITHHELD = (
     "micrograd_edu.grading.references.central_quotient",
 )
 
-# What the order checks estimate, in closed form: f' and f'' of the smooth functions they use.
+# Closed forms the judges compare with: f' for the first-derivative order checks, f'' for
+# the second difference's order check and for the step size's judge (chapter01_gradient.py).
 DERIVATIVES: dict[str, Callable[[float], float]] = {"exp": math.exp, "sinh": math.cosh}
-# (and the step size's: chapter01_gradient.py)
 SECOND_DERIVATIVES: dict[str, Callable[[float], float]] = {
     "sin": lambda x: -math.sin(x),
     "exp": math.exp,

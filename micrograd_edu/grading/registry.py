@@ -363,12 +363,14 @@ def judge(
             for r, check in zip(results, ex.checks, strict=True)
         ]
     passed = all(r.passed for r in results)
-    score = sum(r.score for r in results)
     # The first check is the exercise's main property. The others (the input left alone,
     # the number of evaluations, an edge case) earn their share only once it holds, so
-    # a stub that computes nothing earns nothing for what it also does not do.
+    # a stub that computes nothing earns nothing for what it also does not do. The checks'
+    # own scores say so too: they are what the notebook, the --checks columns and
+    # Gradescope's tests show, and they add up to the exercise's score.
     if (all_or_nothing and not passed) or not results[0].passed:
-        score = 0.0
+        results = [replace(r, score=0.0) for r in results]
+    score = sum(r.score for r in results)
     return ExerciseResult(
         ex.id,
         ex.title,
