@@ -27,6 +27,7 @@ EXPECTED = {
     "kills_the_grader.ipynb": FULL,  # honest answers; the signals reach nothing
     "outlives_the_grader.ipynb": FULL,
     "phones_home.ipynb": FULL,
+    "evaluates_f_uncounted.ipynb": FULL - 0.75,  # the grader counted 6n calls of f: not O(n)
     "01_numerical.ipynb": FULL,
 }
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from . import sandbox
 from .notebook import NotebookError, code_cells, read_notebook
-from .registry import Exercise, ExerciseResult, broken, draw_cases, inputs, judge
+from .registry import Exercise, ExerciseResult, Served, broken, draw_cases, inputs, judge
 from .time_limit import EXERCISE_SECONDS
 
 __all__ = ["Limits", "Row", "grade_submission", "require_posix"]
@@ -224,8 +224,8 @@ def _run(
         try:
             _send(task_write, task)
             os.set_blocking(task_write, False)  # a reply the child never reads is dropped
-            references = _References(pending, task_write)
-            return _watch(process, result_read, nonce, len(pending), limits.timeout, references)
+            answers = _Answers(pending, cases, task_write)
+            return _watch(process, result_read, nonce, len(pending), limits.timeout, answers)
         finally:
             os.close(result_read)
             os.close(task_write)
@@ -262,16 +262,21 @@ def _send(fd: int, message: dict[str, Any]) -> None:
         pass  # the child is gone, or not reading: it will report nothing for this
 
 
-class _References:
-    """Answers a child's request for the references an exercise builds on
-    (``Exercise.requires``): once per exercise, and only after the child has reported
-    the student's own version of each of those steps, so a reference can never serve
-    as the answer to the exercise it is the reference of."""
+class _Answers:
+    """The parent's side of the child's requests.
 
-    def __init__(self, pending: list[Exercise], fd: int) -> None:
+    ``requires``: the references an exercise builds on (``Exercise.requires``), once per
+    exercise, and only after the child has reported the student's own version of each
+    of those steps, so a reference can never serve as the answer to the exercise it is
+    the reference of. ``ask``: an evaluation of a check's function (``Check.serve``),
+    for the exercise being observed only, counted here; ``observed`` puts those counts
+    in the exercise's observation."""
+
+    def __init__(self, pending: list[Exercise], cases: dict[str, list], fd: int) -> None:
         self.pending, self.fd, self.answered = pending, fd, set()
+        self.served = {ex.id: Served(ex, cases[ex.id]) for ex in pending}
 
-    def __call__(self, exercise_id: object, attempt: _Attempt) -> None:
+    def requires(self, exercise_id: object, attempt: _Attempt) -> None:
         ex = next((e for e in self.pending if e.id == exercise_id), None)
         if ex is None or not ex.requires or ex.id in self.answered:
             return
@@ -294,6 +299,21 @@ class _References:
         self.answered.add(ex.id)
         _send(self.fd, {"sources": sources})
 
+    def ask(self, message: dict[str, Any], current: object) -> None:
+        served = self.served.get(current) if message.get("id") == current else None
+        try:
+            if served is None:
+                raise ValueError("an evaluation was asked for outside its exercise")
+            answer = served(message.get("check"), message.get("case"), message.get("request"))
+        except Exception as error:  # the request is the child's: anything may be in it
+            _send(self.fd, {"refused": f"{type(error).__name__}: {str(error)[:300]}"})
+        else:
+            _send(self.fd, {"answer": answer})
+
+    def observed(self, exercise_id: object, observed: object) -> object:
+        served = self.served.get(exercise_id) if isinstance(exercise_id, str) else None
+        return served.counted(observed) if served else observed
+
 
 def _watch(
     process: subprocess.Popen,
@@ -301,7 +321,7 @@ def _watch(
     nonce: str,
     n: int,
     timeout: float,
-    references: Callable[[object, _Attempt], None],
+    answers: _Answers,
 ) -> _Attempt:
     attempt = _Attempt()
     phase: tuple[str, object] = ("start", None)
@@ -339,9 +359,12 @@ def _watch(
             elif event == "exercise":
                 phase, deadline = ("exercise", message.get("id")), time.monotonic() + timeout
             elif event == "requires":
-                references(message.get("id"), attempt)
+                answers.requires(message.get("id"), attempt)
+            elif event == "ask":
+                answers.ask(message, phase[1] if phase[0] == "exercise" else None)
             elif event == "observed":
-                attempt.observed.setdefault(message.get("id"), message.get("observed"))
+                observed = answers.observed(message.get("id"), message.get("observed"))
+                attempt.observed.setdefault(message.get("id"), observed)
             elif event == "exercise_error":
                 attempt.errors.setdefault(message.get("id"), f"raised {message.get('error')}"[:300])
             elif event == "done":

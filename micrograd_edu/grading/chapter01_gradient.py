@@ -12,19 +12,41 @@ import math
 import random
 import statistics
 from collections.abc import Callable
+from typing import Any
 
 from .chapter01 import SECOND_DERIVATIVES, WITHHELD, number_in
 from .plain import as_floats, close, describe
 from .references import central_quotient
-from .registry import Case, Check, Exercise, register
+from .registry import HELD, Case, Check, Exercise, register
 from .runners.chapter01 import SMOOTH
 from .runners.chapter01_gradient import _run_gradient, _run_step
 
 # --- the gradient ------------------------------------------------------------
 
 
+# f is the grader's: a quadratic whose coefficients only the judge knows (HELD), or a
+# ring of sines, evaluated in the grader's process at every call (runners/served.py).
+
+
+def _value(case: Case, x: list[float]) -> float:
+    n = len(x)
+    if case["ring"]:
+        return sum(math.sin(x[i]) * x[(i + 1) % n] for i in range(n))
+    a, b = case[HELD]["A"], case[HELD]["b"]
+    return sum(0.5 * a[i][j] * x[i] * x[j] for i in range(n) for j in range(n)) + sum(
+        b[i] * x[i] for i in range(n)
+    )
+
+
+def _evaluate(case: Case, point: Any) -> float:
+    x = as_floats(point, len(case["xs"]))
+    if x is None:
+        raise ValueError(f"f takes {len(case['xs'])} numbers; it was given {describe(point)}")
+    return _value(case, x)
+
+
 def _quadratic_gradient(case: Case) -> list[float]:
-    a, b, x, n = case["A"], case["b"], case["xs"], len(case["b"])
+    a, b, x, n = case[HELD]["A"], case[HELD]["b"], case["xs"], len(case["xs"])
     return [sum(0.5 * (a[k][j] + a[j][k]) * x[j] for j in range(n)) + b[k] for k in range(n)]
 
 
@@ -40,8 +62,10 @@ def _gradient_cases(sizes: tuple[int, int], ring: bool = False) -> Callable:
             n = rng.randint(*sizes)
             case: Case = {"xs": [rng.uniform(-2, 2) for _ in range(n)], "ring": ring}
             if not ring:
-                case["A"] = [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(n)]
-                case["b"] = [rng.uniform(-1, 1) for _ in range(n)]
+                case[HELD] = {
+                    "A": [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(n)],
+                    "b": [rng.uniform(-1, 1) for _ in range(n)],
+                }
             out.append(case)
         return out
 
@@ -92,6 +116,7 @@ GRADIENT = register(
                 _gradient_cases((1, 6)),
                 _run_gradient,
                 _judge_gradient,
+                serve=_evaluate,
             ),
             Check(
                 "gradient of a non-polynomial function",
@@ -100,6 +125,7 @@ GRADIENT = register(
                 _gradient_cases((1, 6), ring=True),
                 _run_gradient,
                 _judge_gradient,
+                serve=_evaluate,
             ),
             Check(
                 "leaves xs unchanged",
@@ -108,6 +134,7 @@ GRADIENT = register(
                 _gradient_cases((2, 5)),
                 _run_gradient,
                 _judge_unchanged,
+                serve=_evaluate,
             ),
             Check(
                 "evaluates f O(n) times",
@@ -116,6 +143,7 @@ GRADIENT = register(
                 _gradient_cases((5, 8)),
                 _run_gradient,
                 _judge_calls,
+                serve=_evaluate,
             ),
         ),
         requires={"central_difference": central_quotient},

@@ -3,7 +3,8 @@
 The oracles are closed forms computed here with ``math``: the product rule
 on numbers, the derivatives of sin, exp and log, and the Jacobian of a family
 of functions ℝⁿ → ℝᵐ written out by hand. The number of forward passes is
-counted by the grader's own wrapper around ``f``.
+counted in the grader's process: each call of ``f`` asks it for the secret scales of
+``f(x) = d ⊙ g(c ⊙ x)`` (runners/served.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import random
 from collections.abc import Callable
 
 from .plain import as_float, as_floats, close, describe
-from .registry import Case, Check, Exercise, register
+from .registry import HELD, Case, Check, Exercise, register
 from .runners.chapter03 import (
     _run_composed_functions,
     _run_composed_mul,
@@ -23,6 +24,7 @@ from .runners.chapter03 import (
     _run_mul,
     _run_unchanged,
 )
+from .runners.served import draw_scales, secret_scales
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = ("micrograd_edu.forward.jacobian_forward", "micrograd_edu.forward.jvp")
@@ -214,8 +216,8 @@ FUNCTIONS = register(
 # --- 3: the forward Jacobian ------------------------------------------------
 
 
-def _family_jacobian(case: Case) -> list[list[float]]:
-    a, n, x = case["A"], case["n"], case["xs"]
+def _family_jacobian(case: Case, x: list[float]) -> list[list[float]]:
+    a, n = case["A"], case["n"]
     rows = []
     for i, row in enumerate(a):
         c = math.cos(sum(aij * xj for aij, xj in zip(row, x, strict=True)))
@@ -224,9 +226,19 @@ def _family_jacobian(case: Case) -> list[list[float]]:
     return rows
 
 
-def _lecture_jacobian(case: Case) -> list[list[float]]:
-    x1, x2 = case["xs"]
+def _lecture_jacobian(case: Case, x: list[float]) -> list[list[float]]:
+    x1, x2 = x
     return [[1 / x1 + x2, x1 - math.cos(x2)], [x2, x1], [math.exp(x1), 0.0]]
+
+
+def _exact_jacobian(case: Case) -> list[list[float]]:
+    """The Jacobian of f(x) = d ⊙ g(c ⊙ x): d_i ∂g_i/∂x_j (c ⊙ x) c_j."""
+    c, d = case[HELD]["c"], case[HELD]["d"]
+    inner = [ci * xi for ci, xi in zip(c, case["xs"], strict=True)]
+    rows = (_lecture_jacobian if case["lecture"] else _family_jacobian)(case, inner)
+    return [
+        [di * r * cj for r, cj in zip(row, c, strict=True)] for di, row in zip(d, rows, strict=True)
+    ]
 
 
 def _shape_cases(rng: random.Random) -> list[Case]:
@@ -241,7 +253,7 @@ def _shape_cases(rng: random.Random) -> list[Case]:
                 "xs": [rng.uniform(-2, 2) for _ in range(n)],
             }
         )
-    return cases
+    return [{**case, HELD: draw_scales(rng, case["n"], case["m"])} for case in cases]
 
 
 def _judge_jacobian(case: Case, seen: dict) -> str | None:
@@ -251,7 +263,7 @@ def _judge_jacobian(case: Case, seen: dict) -> str | None:
         transposed = isinstance(got, list) and len(got) == n and n != m
         shape = "an n × m (transposed) table" if transposed else describe(got)
         return f"returned {shape} for f: ℝ^{n} → ℝ^{m}; expected {m} rows of {n} numbers"
-    want = _lecture_jacobian(case) if case["lecture"] else _family_jacobian(case)
+    want = _exact_jacobian(case)
     for i in range(m):
         for j in range(n):
             if not close(rows[i][j], want[i][j], 1e-10, 1e-10):
@@ -282,6 +294,7 @@ JACOBIAN = register(
                 _shape_cases,
                 _run_jacobian,
                 _judge_jacobian,
+                serve=secret_scales,
             ),
             Check(
                 "one forward pass per input",
@@ -290,6 +303,7 @@ JACOBIAN = register(
                 _shape_cases,
                 _run_jacobian,
                 _judge_passes,
+                serve=secret_scales,
             ),
         ),
         withheld=WITHHELD,

@@ -5,7 +5,8 @@ operations: for f: ℝⁿ → ℝᵐ whose program has ``ops`` operations, the J
 costs ``n · ops`` by forward mode (one pass per input) and ``(1 + m) · ops`` by
 reverse mode (one pass recording the graph, then one backward sweep per output).
 The ``vjp`` oracle is a Jacobian by central differences of the same functions
-evaluated on floats.
+evaluated on floats. Each call of ``f`` asks the grader's process for the secret
+scales of ``f(x) = d ⊙ g(c ⊙ x)`` (runners/served.py), which counts the calls.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import numpy as np
 from ..numerical import jacobian
 from .plain import as_floats, close, describe
 from .references import jacobian_cost
-from .registry import Case, Check, Exercise, Mistake, register
+from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter05 import FUNCTIONS, _run_choice, _run_cost, _run_vjp
+from .runners.served import draw_scales, scaled, secret_scales
 
 # --- 05.jacobian_cost ------------------------------------------------------------
 
@@ -206,13 +208,18 @@ def _point(rng: random.Random, name: str) -> Case:
     n, f = FUNCTIONS[name]
     xs = [round(rng.uniform(0.5, 2.0), 4) for _ in range(n)]
     m = len(f(*xs))
-    return {"f": name, "xs": xs, "v": [round(rng.uniform(-2, 2), 4) for _ in range(m)]}
+    v = [round(rng.uniform(-2, 2), 4) for _ in range(m)]
+    return {"f": name, "xs": xs, "v": v, HELD: draw_scales(rng, n, m)}
 
 
-def _numerical_vjp(case: Case, h: float = 1e-6) -> list[float]:
-    """vᵀJ with J from central differences of the float function."""
-    J = jacobian(FUNCTIONS[case["f"]][1], case["xs"], h).jacobian
-    return (np.array(case["v"]) @ J).tolist()
+def _jacobian(case: Case) -> np.ndarray:
+    """The m × n Jacobian of the case's f, by central differences of it on floats."""
+    f = scaled(FUNCTIONS[case["f"]][1], case[HELD])
+    return jacobian(f, case["xs"], 1e-6).jacobian.reshape(len(case["v"]), -1)
+
+
+def _numerical_vjp(case: Case) -> list[float]:
+    return (np.array(case["v"]) @ _jacobian(case)).tolist()
 
 
 def _judge_vjp(case: Case, seen: dict) -> str | None:
@@ -247,8 +254,7 @@ def _calls_are(count: Callable[[int, int], set[int]]) -> Callable:
 def _vjp_is(model: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
     def matches(case: Case, seen: dict) -> bool:
         got = as_floats(seen.get("vjp"), len(case["xs"]))
-        J = jacobian(FUNCTIONS[case["f"]][1], case["xs"], 1e-6).jacobian.reshape(len(case["v"]), -1)
-        want = model(J, np.array(case["v"]))
+        want = model(_jacobian(case), np.array(case["v"]))
         return got is not None and np.allclose(got, want, rtol=1e-5, atol=1e-5)
 
     return matches
@@ -304,6 +310,7 @@ VJP = register(
                 _run_vjp,
                 _judge_vjp,
                 mistakes=_VJP_MISTAKES,
+                serve=secret_scales,
             ),
             Check(
                 "m = 1, v = [1]: the gradient",
@@ -312,6 +319,7 @@ VJP = register(
                 _run_vjp,
                 _judge_vjp,
                 mistakes=_VJP_MISTAKES,
+                serve=secret_scales,
             ),
             Check(
                 "one evaluation of f",
@@ -320,6 +328,7 @@ VJP = register(
                 _run_vjp,
                 _judge_once,
                 mistakes=_CALL_MISTAKES,
+                serve=secret_scales,
             ),
         ),
         answers=("total + weight * y", "Σ v_i f_i", "weight * y"),

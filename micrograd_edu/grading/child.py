@@ -7,7 +7,9 @@ cells in a fresh namespace, then *observes* the student's functions: each runner
 nonce, to the pipe ``RESULT``. It judges nothing and knows no answer: the cases carry
 inputs only, the judges and references are not even mounted in the sandbox, and the
 reference of an earlier step that an exercise builds on arrives on ``TASK`` only after
-this process has reported the student's own version of that step.
+this process has reported the student's own version of that step. A function whose
+evaluations are graded is the parent's: each evaluation is a request on ``RESULT``,
+answered on ``TASK`` and counted by the parent.
 """
 
 from __future__ import annotations
@@ -54,13 +56,18 @@ def _runner(entry: list) -> Any:
     return found if args is None else found(*args)
 
 
+def _reply(task: Any) -> dict[str, Any]:
+    """The parent's answer to a request, read from the task pipe."""
+    answer = json.loads(task.readline() or '{"refused": "the grader did not answer"}')
+    if "refused" in answer:
+        raise ValueError(answer["refused"])
+    return answer
+
+
 def _references(item: dict[str, Any], send: Any, task: Any) -> dict[str, Any]:
     """The references ``item`` builds on, asked of the parent once its steps are in."""
     send(event="requires", id=item["id"])
-    answer = json.loads(task.readline() or "{}")
-    if "sources" not in answer:
-        raise RuntimeError(answer.get("refused", "the grader sent no reference"))
-    sources = answer["sources"]
+    sources = _reply(task)["sources"]
     scope: dict[str, Any] = {"__name__": "reference", "__builtins__": builtins}  # one for all:
     for _, source in sources.values():  # a reference may call another the exercise requires
         exec(compile("from __future__ import annotations\n" + source, "<reference>", "exec"), scope)
@@ -107,10 +114,16 @@ def main(task_fd: int, result_fd: int) -> None:
             send(event="cell_error", index=index, error=_describe(error))
     for item in task["exercises"]:
         send(event="exercise", id=item["id"])
+
+        def ask(check: int, case: int, request: Any, exercise_id: str = item["id"]) -> Any:
+            send(event="ask", id=exercise_id, check=check, case=case, request=request)
+            return _reply(task_pipe)["answer"]
+
         try:
             runs = [_runner(entry) for entry in item["runs"]]
             requires = _references(item, send, task_pipe) if item["requires"] else {}
-            observed = run_checks(item["names"], runs, namespace, item["cases"], requires)
+            cases = item["cases"]
+            observed = run_checks(item["names"], runs, namespace, cases, requires, ask)
         except BaseException as error:
             send(event="exercise_error", id=item["id"], error=_describe(error))
         else:

@@ -15,6 +15,11 @@ process telling the truth:
 An exercise that needs an earlier step lists it in ``requires``: while it is
 checked, the reference version replaces the student's in the notebook's
 namespace, so one wrong answer does not fail the exercises built on it.
+
+A check that grades how often the student's code evaluates a function (``serve``)
+hands it a function whose values, or whose secret parameters, the grader's process
+computes on request (:class:`Served`): the count is made there, where the student
+cannot reach it, and reaches the judge as the observation's ``calls``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
     "Check",
     "Mistake",
     "Exercise",
+    "Served",
     "CheckResult",
     "ExerciseResult",
     "EXERCISES",
@@ -86,6 +92,11 @@ class Check:
     # Another check's name: this one is then drawn the same cases as that one (checks
     # that judge one expensive run, such as a training, in several ways).
     same_cases_as: str = ""
+    # ``serve(case, request)``: the grader's answer when the student's code evaluates the
+    # case's function (its value at a point, or its secret parameters), computed in the
+    # grader's process from the case and counted there (see Served). The runner reaches
+    # it as ``case["ask"](request)``; the judge reads the count as ``seen["calls"]``.
+    serve: Callable[[Case, Any], Any] | None = None
 
     def hint_for(self, case: Case, seen: Any) -> str:
         """The hint for a failure on ``case`` that returned ``seen``."""
@@ -266,6 +277,56 @@ def runner_factory(make: Callable[..., Callable]) -> Callable[..., Callable]:
     return made
 
 
+class Served:
+    """The grader's side of the evaluations a submission asks for (``Check.serve``):
+    each request answered from the full case (held entries included) and counted per
+    case. The batch grader keeps one per exercise in its own process, :func:`observe`
+    one next to the notebook; either way the judge gets the count from here, never from
+    the student's process.
+
+    >>> ex = exercise("01.numerical_gradient")
+    >>> served = Served(ex, draw_cases(ex, "seed"))
+    >>> served(3, 0, [0.0] * len(served.cases[3][0]["xs"]))
+    0.0
+    >>> served.counted({"checks": []})["calls"]
+    [[3, 0, 1]]
+    """
+
+    LIMIT = 100_000  # evaluations of one exercise: far above any honest method
+
+    def __init__(self, ex: Exercise, cases: list[list[Case]]) -> None:
+        self.ex, self.cases = ex, cases
+        self.counts: dict[tuple[int, int], int] = {}
+
+    def __call__(self, check: Any, case: Any, request: Any) -> Any:
+        where = f"{self.ex.id}: the grader's function"
+        if type(check) is not int or not 0 <= check < len(self.ex.checks):
+            raise ValueError(f"{where} was asked for by an unknown check {check!r}")
+        serve = self.ex.checks[check].serve
+        if serve is None or type(case) is not int or not 0 <= case < len(self.cases[check]):
+            raise ValueError(f"{where} was asked for by an unknown case {case!r}")
+        if sum(self.counts.values()) >= self.LIMIT:
+            raise ValueError(f"{where} was evaluated more than {self.LIMIT} times")
+        self.counts[check, case] = self.counts.get((check, case), 0) + 1
+        return serve(self.cases[check][case], request)
+
+    def counted(self, observed: Any) -> Any:
+        """``observed`` with the counts made here as its ``calls`` (whatever the
+        submission put under that key is replaced)."""
+        if not isinstance(observed, dict):
+            return observed
+        return {**observed, "calls": [[i, j, n] for (i, j), n in sorted(self.counts.items())]}
+
+
+def _calls(observed: dict[str, Any]) -> dict[tuple[int, int], int]:
+    """The counts :meth:`Served.counted` put in ``observed``, by (check, case)."""
+    found = {}
+    for entry in observed.get("calls") or []:
+        if isinstance(entry, list) and len(entry) == 3 and all(type(k) is int for k in entry):
+            found[entry[0], entry[1]] = entry[2]
+    return found
+
+
 def observe(
     ex: Exercise, namespace: MutableMapping[str, Any], cases: list[list[Case]]
 ) -> dict[str, Any]:
@@ -274,7 +335,8 @@ def observe(
     This is the only part of grading that runs next to student code.
     """
     runs = [check.run for check in ex.checks]
-    return run_checks(ex.names, runs, namespace, inputs(cases), ex.requires)
+    served = Served(ex, cases)
+    return served.counted(run_checks(ex.names, runs, namespace, inputs(cases), ex.requires, served))
 
 
 def run_checks(
@@ -283,10 +345,13 @@ def run_checks(
     namespace: MutableMapping[str, Any],
     cases: list[list[Case]],
     requires: dict[str, Any],
+    ask: Callable[[int, int, Any], Any],
 ) -> dict[str, Any]:
     """Each runner on its cases with the student's ``names`` from ``namespace`` (and
     ``requires`` standing in for the steps they build on): what :func:`observe` does,
-    in a form the submission's process can call without the exercise's judges."""
+    in a form the submission's process can call without the exercise's judges.
+    ``ask(check, case, request)`` reaches the grader's :class:`Served`; a runner gets
+    it for its own case as ``case["ask"]``."""
     missing = [name for name in names if not callable(namespace.get(name))]
     if missing:
         return {"missing": missing}
@@ -294,8 +359,11 @@ def run_checks(
     with _injected(namespace, requires):
         return {
             "checks": [
-                [_run_case(run, functions, case) for case in run_cases]
-                for run, run_cases in zip(runs, cases, strict=True)
+                [
+                    _run_case(run, functions, {**case, "ask": functools.partial(ask, i, j)})
+                    for j, case in enumerate(run_cases)
+                ]
+                for i, (run, run_cases) in enumerate(zip(runs, cases, strict=True))
             ]
         }
 
@@ -333,13 +401,17 @@ def judge(
     if flat and all(isinstance(s, dict) and s.get("not_attempted") for s in flat):
         return _zero(ex, "not attempted", NOT_ATTEMPTED)
     total = sum(check.weight for check in ex.checks) or 1.0
-    results, raised = [], set()
-    for check, check_cases, seen_cases in zip(ex.checks, cases, per_check, strict=True):
+    results, raised, calls = [], set(), _calls(observed)
+    for i, (check, check_cases, seen_cases) in enumerate(
+        zip(ex.checks, cases, per_check, strict=True)
+    ):
         seen_cases = seen_cases if isinstance(seen_cases, list) else []
         reason, hint = None, check.hint
         if len(seen_cases) != len(check_cases):
             reason = "the submission reported the wrong number of results"
-        for case, seen in zip(check_cases, seen_cases, strict=False):
+        for j, (case, seen) in enumerate(zip(check_cases, seen_cases, strict=False)):
+            if check.serve is not None and isinstance(seen, dict):
+                seen = {**seen, "calls": calls.get((i, j), 0)}  # the grader's count, not its own
             if reason is None:
                 reason = _judge_case(check, case, seen)
                 hint = check.hint_for(case, seen) if reason else hint

@@ -41,7 +41,6 @@ NOBODY = "65534"
 CHILD_MODULES = (
     "__init__.py",
     "child.py",
-    "counting.py",
     "feedback.py",
     "notebook.py",
     "plain.py",

@@ -9,8 +9,8 @@ from typing import Any
 
 from ... import functions as F
 from ...forward import Dual
-from ..counting import Counted
 from ..registry import Case, runner_factory
+from .served import counted
 
 
 def _own_dual(functions: dict) -> Callable[..., Any]:
@@ -88,9 +88,8 @@ def _lecture(x1: Any, x2: Any) -> list[Any]:
 
 
 def _run_jacobian(functions: dict, case: Case) -> dict:
-    f = Counted(_lecture if case["lecture"] else _family(case))
-    jacobian = functions["jacobian_forward"](f, list(case["xs"]))
-    return {"J": jacobian, "calls": f.calls}
+    f = counted(case, _lecture if case["lecture"] else _family(case))
+    return {"J": functions["jacobian_forward"](f, list(case["xs"]))}
 
 
 @runner_factory

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import functions as F
-from ..counting import Counted
 from ..registry import Case
+from .served import counted
 
 
 def _run_cost(functions: dict, case: Case) -> dict:
@@ -36,7 +36,6 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., list[Any]]]] = {
 
 
 def _run_vjp(functions: dict, case: Case) -> dict:
-    f = Counted(FUNCTIONS[case["f"]][1])
-    xs = list(case["xs"])
-    got = functions["vjp"](f, xs, list(case["v"]))
-    return {"vjp": list(got) if isinstance(got, tuple) else got, "calls": f.calls}
+    f = counted(case, FUNCTIONS[case["f"]][1])
+    got = functions["vjp"](f, list(case["xs"]), list(case["v"]))
+    return {"vjp": list(got) if isinstance(got, tuple) else got}
