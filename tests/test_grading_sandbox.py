@@ -118,8 +118,10 @@ def test_without_a_sandbox_grade_stops_and_says_how_to_go_on(monkeypatch, tmp_pa
         b'{"nonce": "n", "event": "observed", "observed": "' + b"x" * (5 << 20) + b'"}',
         b"\xff\xfe not json",
         b'{"nonce": "other", "event": "done"}',
+        b'{"nonce": "n", "event": "observed", "id": ["x"], "observed": {}}',
+        b'{"nonce": "n", "event": "cell_error", "index": {"a": 1}, "error": "x"}',
     ],
-    ids=["deep", "huge", "garbage", "wrong-nonce"],
+    ids=["deep", "huge", "garbage", "wrong-nonce", "list-id", "dict-index"],
 )
 def test_the_parent_ignores_any_line_it_should_not_trust(line):
     from micrograd_edu.grading.batch import _parse

@@ -385,9 +385,12 @@ def _parse(line: bytes, nonce: str) -> dict | None:
         message = json.loads(line)
     except (ValueError, RecursionError, MemoryError):
         return None
-    if isinstance(message, dict) and message.get("nonce") == nonce:
-        return message
-    return None
+    if not isinstance(message, dict) or message.get("nonce") != nonce:
+        return None
+    # the fields the parent keys its records by: a forged list or dict there is ignored
+    if not isinstance(message.get("id", ""), str) or type(message.get("index", 0)) is not int:
+        return None
+    return message
 
 
 def _ended(process: subprocess.Popen, flooded: bool) -> str:
