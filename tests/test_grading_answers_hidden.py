@@ -106,6 +106,73 @@ def unbroadcast(grad, shape):
 """
 
 
+# 08: the package's walk of a module tree, borrowed for the grader's modules: called
+# unbound, after a __class__ swap, through state_dict's names, from the module reloaded or
+# its file run afresh. The first that answers is the submission's named_parameters.
+BORROWS_THE_WALK = r"""
+import importlib, pathlib
+import micrograd_edu
+from micrograd_edu import nn
+
+
+def _fresh_module_class():
+    path = pathlib.Path(micrograd_edu.__file__).parent / "nn" / "module.py"
+    scope = {"__name__": "micrograd_edu.nn.stolen", "__package__": "micrograd_edu.nn"}
+    exec(compile(path.read_text(), str(path), "exec"), scope)
+    return scope["Module"]
+
+
+def _walk_with(module_class, module):
+    pairs, seen = [], set()
+    for prefix, node in module_class.named_modules(module):
+        for name, p in node._parameters.items():
+            if id(p) not in seen:
+                seen.add(id(p))
+                pairs.append((f"{prefix}.{name}" if prefix else name, p))
+    return pairs
+
+
+def _reloaded():
+    return importlib.reload(importlib.import_module("micrograd_edu.nn.module")).Module
+
+
+def _by_state_dict(module):
+    pairs, seen = [], set()
+    for name in nn.Module.state_dict(module):
+        obj = module
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            pairs.append((name, obj))
+    return pairs
+
+
+def _swapped(module):
+    object.__setattr__(module, "__class__", nn.Module)
+    return list(module.named_parameters())
+
+
+ATTEMPTS = [
+    lambda m: list(nn.Module.named_parameters(m)),
+    _by_state_dict,
+    lambda m: list(nn.Module._all_parameters(m)),
+    _swapped,
+    lambda m: _walk_with(_fresh_module_class(), m),
+    lambda m: _walk_with(_reloaded(), m),
+]
+
+
+def named_parameters(module):
+    for attempt in ATTEMPTS:
+        try:
+            return attempt(module)
+        except Exception:
+            continue
+    return []
+"""
+
+
 def _with_cell(solution: str, cell_id: str, source: str, path: Path) -> Path:
     nb = read_notebook(ROOT / "solutions" / solution)
     cell = next(c for c in nb["cells"] if c.get("id") == cell_id)
@@ -140,6 +207,29 @@ def test_the_tensor_engine_stays_withheld_through_reload_and_mro(sandboxed, tmp_
     )
     rows = _grade([attack], tmp_path, "06")
     assert float(rows["mro.ipynb"]["06.unbroadcast"]) == 0, rows["mro.ipynb"]
+
+
+def test_the_module_walk_stays_withheld_and_the_rest_of_the_chapter_keeps_it(sandboxed, tmp_path):
+    borrows = _with_cell("08_modules.ipynb", "walk-code", BORROWS_THE_WALK, tmp_path / "b.ipynb")
+    honest = tmp_path / "honest.ipynb"
+    honest.write_bytes((ROOT / "solutions" / "08_modules.ipynb").read_bytes())
+    rows = _grade([borrows, honest], tmp_path, "08")
+    assert float(rows["b.ipynb"]["08.named_parameters"]) == 0, rows["b.ipynb"]
+    # its freeze and Adam, graded in the other process, walk the package's modules freely
+    assert float(rows["b.ipynb"]["score"]) == float(rows["b.ipynb"]["max_score"]) - 2
+    assert float(rows["honest.ipynb"]["score"]) == float(rows["honest.ipynb"]["max_score"])
+    assert rows["honest.ipynb"]["reason"] == ""  # no cell of it failed in either process
+
+
+def test_without_the_sandbox_the_same_notebook_does_borrow_the_walk(tmp_path):
+    """The control: unsandboxed, the package's module.py is there to run afresh."""
+    borrows = _with_cell("08_modules.ipynb", "walk-code", BORROWS_THE_WALK, tmp_path / "b.ipynb")
+    out = tmp_path / "gradebook.csv"
+    argv = ["grade", str(borrows), "--csv", str(out), "--no-sandbox", "--chapter", "08"]
+    assert main(argv) == 0
+    with open(out, newline="") as f:
+        row = next(csv.DictReader(f))
+    assert float(row["08.named_parameters"]) == 2, row
 
 
 def test_without_the_sandbox_the_same_attack_does_get_the_engine(tmp_path):
@@ -203,6 +293,13 @@ def test_a_stubbed_definition_raises_and_the_rest_of_the_file_is_kept():
     assert engine.value() == 3
     with pytest.raises(PermissionError, match="pkg.Engine is withheld"):
         engine.backward()
+    # one method of a class: that method alone
+    scope = {}
+    exec(stub_source(source, {"Engine.value": "pkg.Engine.value"}), scope)
+    engine = scope["Engine"](5)
+    assert engine.backward() == "grads" and scope["answer"](4.0) == 2.0
+    with pytest.raises(PermissionError, match="pkg.Engine.value is withheld"):
+        engine.value()
 
 
 def test_without_the_sandbox_the_same_notebook_does_find_an_order(tmp_path):

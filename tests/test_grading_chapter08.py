@@ -5,7 +5,7 @@ import pytest
 from grading_helpers import failed_checks, grade, spoilers
 
 from micrograd_edu import nn, optim
-from micrograd_edu.grading import chapter, exercise
+from micrograd_edu.grading import chapter, check, exercise
 from micrograd_edu.grading.chapter08 import _build, _draw_tree, _expected_names
 
 
@@ -47,13 +47,10 @@ def test_reference_answers_pass_every_check_on_any_seed(seed):
         assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
 
 
-def test_the_tree_oracle_agrees_with_the_package_walk(monkeypatch):
+def test_the_tree_oracle_agrees_with_the_package_walk():
     # the package's Module.named_parameters is an independent walk of the same tree
     import random
 
-    from micrograd_edu.grading.runners import chapter08
-
-    monkeypatch.setattr(chapter08._Block, "named_modules", nn.Module.named_modules)
     for k in range(30):
         spec = _draw_tree(random.Random(k), 3, frozen=True, shared=True)
         module, created = _build(spec)
@@ -157,10 +154,42 @@ def test_each_walk_mistake_fails_its_check_with_its_own_hint(wrong, failing, phr
         assert "a module's own parameters" not in failed_checks(result)
 
 
-def test_the_walk_of_the_package_modules_is_withheld_from_the_student():
-    result = grade("08.named_parameters", {"named_parameters": lambda m: m.named_parameters()})
-    assert not result.passed
-    assert "PermissionError" in result.checks[0].reason
+def _by_state_dict(module):
+    found = []
+    for name in nn.Module.state_dict(module):
+        obj = module
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        found.append((name, obj))
+    return found
+
+
+def _swapped(module):
+    object.__setattr__(module, "__class__", nn.Module)
+    return list(module.named_parameters())
+
+
+@pytest.mark.parametrize(
+    "borrow",
+    [
+        lambda m: list(m.named_parameters()),
+        lambda m: list(nn.Module.named_parameters(m)),
+        lambda m: [(n, p) for n, c in nn.Module.named_modules(m) for p in c._parameters.values()],
+        lambda m: list(nn.Module._all_parameters(m)),
+        _by_state_dict,
+        _swapped,
+    ],
+    ids=["method", "unbound", "named_modules", "all_parameters", "state_dict", "class_swap"],
+)
+def test_the_walk_of_the_package_modules_is_withheld_from_the_student(borrow):
+    # check() withholds the package's walks while it checks, as the batch grader does for
+    # the whole process (and in the files that process can read: tests/test_grading_
+    # answers_hidden.py). The student's own walk still works with the same tree.
+    feedback = check("08.named_parameters", {"named_parameters": borrow}, time_limit=None)
+    assert feedback.result.score == 0
+    assert "withheld while grading" in feedback.result.checks[0].reason
+    assert check("08.named_parameters", dict(CORRECT), time_limit=None).passed
+    assert list(nn.Linear(2, 2).named_parameters())  # and the package's walk is back after
 
 
 def adam_variant(change):

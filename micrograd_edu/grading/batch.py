@@ -118,43 +118,56 @@ def grade_submission(
         why = [str(error)]
         return Row(name, [broken(ex, str(error)) for ex in exercises], why, 0.0, limits.sandbox)
     cases = {ex.id: draw_cases(ex, seed) for ex in exercises}
+    groups = _groups(exercises)
     results: dict[str, ExerciseResult] = {}
-    skip: set[int] = set()
+    skip: set[int] = set()  # cells that stopped a child: later children skip them too
     notes: dict[int, str] = {}
-    budget = limits.timeout * (len(exercises) + 2)  # a notebook of endless cells ends too
-    for _ in range(len(cells) + len(exercises) + 1):
-        pending = [ex for ex in exercises if ex.id not in results]
-        if not pending:
-            break
-        if time.perf_counter() - started > budget:
+    budget = limits.timeout * (len(exercises) + 2 * len(groups))  # endless cells end too
+    for k, group in enumerate(groups):
+        group_notes: dict[int, str] = {}
+        for _ in range(len(cells) + len(group) + 1):
+            pending = [ex for ex in group if ex.id not in results]
+            if not pending:
+                break
+            if time.perf_counter() - started > budget:
+                for ex in pending:
+                    results[ex.id] = broken(ex, f"the submission used up its {budget:g} s in all")
+                break
+            attempt = _run(cells, skip, pending, cases, limits)
+            group_notes.update(attempt.cell_errors)
             for ex in pending:
-                results[ex.id] = broken(ex, f"the submission used up its {budget:g} s in all")
-            break
-        attempt = _run(cells, skip, pending, cases, limits)
-        notes.update(attempt.cell_errors)
-        for ex in pending:
-            if ex.id in attempt.errors:
-                results[ex.id] = broken(ex, attempt.errors[ex.id])
-            elif ex.id in attempt.observed:
-                seen = attempt.observed[ex.id]
-                results[ex.id] = (
-                    judging(ex, seed, seen, limits.all_or_nothing)
-                    if judging
-                    else judge(ex, cases[ex.id], seen, limits.all_or_nothing)
-                )
-        # Every round settles something: a cell to skip, an exercise, or all that is left.
-        kind, key = attempt.blame or (None, None)
-        if kind == "cell" and isinstance(key, int) and key not in skip:
-            skip.add(key)
-            notes[key] = attempt.why
-        elif kind == "exercise" and key in {ex.id for ex in pending} and key not in results:
-            results[key] = broken(_find(exercises, key), attempt.why)
-        else:
-            for ex in pending:
-                results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
+                if ex.id in attempt.errors:
+                    results[ex.id] = broken(ex, attempt.errors[ex.id])
+                elif ex.id in attempt.observed:
+                    seen = attempt.observed[ex.id]
+                    results[ex.id] = (
+                        judging(ex, seed, seen, limits.all_or_nothing)
+                        if judging
+                        else judge(ex, cases[ex.id], seen, limits.all_or_nothing)
+                    )
+            # Every round settles something: a cell to skip, an exercise, or all that is left.
+            kind, key = attempt.blame or (None, None)
+            if kind == "cell" and isinstance(key, int) and key not in skip:
+                skip.add(key)
+                group_notes[key] = attempt.why
+            elif kind == "exercise" and key in {ex.id for ex in pending} and key not in results:
+                results[key] = broken(_find(exercises, key), attempt.why)
+            else:
+                for ex in pending:
+                    results.setdefault(ex.id, broken(ex, attempt.why or "reported no result"))
+        # The first child's cells are the notebook's; a later child withholds more (what
+        # an exercise graded alone withholds), so errors only it met are not the student's.
+        notes.update(group_notes if k == 0 else {})
     row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
     ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
     return Row(name, ordered, row_notes, time.perf_counter() - started, limits.sandbox)
+
+
+def _groups(exercises: Sequence[Exercise]) -> list[list[Exercise]]:
+    """The exercises one child observes together: all but those graded alone
+    (``Exercise.alone``), then each of those in a child of its own."""
+    shared = [ex for ex in exercises if not ex.alone]
+    return ([shared] if shared else []) + [[ex] for ex in exercises if ex.alone]
 
 
 def _find(exercises: Sequence[Exercise], exercise_id: object) -> Exercise:

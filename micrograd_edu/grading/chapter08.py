@@ -165,6 +165,17 @@ _WALK_MISTAKES = (
 )
 
 
+# The package's walks of a module tree: while 08.named_parameters is graded they raise,
+# in the process of its own it is graded in (and in the files that process can read).
+_WALKS = (
+    "named_parameters",
+    "parameters",
+    "named_modules",
+    "modules",
+    "_all_parameters",  # state_dict's walk: every name, in the same order
+    "state_dict",
+)
+
 NAMED_PARAMETERS = register(
     Exercise(
         "08.named_parameters",
@@ -207,6 +218,8 @@ NAMED_PARAMETERS = register(
                 mistakes=_WALK_MISTAKES,
             ),
         ),
+        withheld=tuple(f"micrograd_edu.nn.module.Module.{name}" for name in _WALKS),
+        alone=True,  # the chapter's other exercises, and their runners, walk modules
         answers=(
             "node._parameters.items()",
             "named_children()",

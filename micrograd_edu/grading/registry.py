@@ -127,6 +127,9 @@ class Exercise:
     # The reference solution's key expressions: no statement, hint or message may
     # contain one (tests/test_grading_spoilers.py).
     answers: tuple[str, ...] = ()
+    # Graded by the batch grader in a process of its own: what it withholds, the
+    # chapter's other exercises need (08's walk of a module tree, which freeze uses).
+    alone: bool = False
 
     @property
     def chapter(self) -> str:

@@ -1,10 +1,11 @@
 """Withholding: while an exercise is graded, the library code that would answer it raises.
 
-An exercise lists dotted names (``micrograd_edu.ops.unbroadcast``, ``numpy.linalg.lstsq``)
-and whole libraries (``sklearn``). Inside :func:`withholding`, every public name of this
-package that holds one of those functions, the function's own module, and the notebook's
-namespace hold a stand-in that raises ``PermissionError`` saying so; the libraries cannot
-be imported. The grading package's private names (``_name``) are the grader's own
+An exercise lists dotted names (``micrograd_edu.ops.unbroadcast``, ``numpy.linalg.lstsq``,
+a method such as ``micrograd_edu.nn.module.Module.named_modules``) and whole libraries
+(``sklearn``). Inside :func:`withholding`, every public name of this package that holds
+one of those functions, the function's own module or class, and the notebook's namespace
+hold a stand-in that raises ``PermissionError`` saying so; the libraries cannot be
+imported. The grading package's private names (``_name``) are the grader's own
 references and keep working.
 
 The batch grader's child enters it once, before the notebook runs, and never leaves. The
@@ -22,6 +23,21 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["withholding"]
+
+
+def resolve(dotted: str) -> tuple[Any, str]:
+    """The module or class that holds ``dotted``'s last name, and that name: the longest
+    importable prefix is the module, the rest attributes (a class, then its method)."""
+    parts = dotted.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for attribute in parts[k:-1]:
+            owner = getattr(owner, attribute)
+        return owner, parts[-1]
+    raise ImportError(f"no module in {dotted!r}")
 
 
 def _withheld(dotted: str) -> Any:
@@ -49,14 +65,17 @@ def withholding(
     names = set(names)
     packages = {name for name in names if "." not in name}
     originals = []
+    patched: list[tuple[Any, str, Any]] = []  # (dict, module or class), name, original
     for dotted in names - packages:
-        module_name, _, attribute = dotted.rpartition(".")
         try:
-            module = importlib.import_module(module_name)
-            originals.append((dotted, getattr(module, attribute)))
+            owner, attribute = resolve(dotted)
+            original = getattr(owner, attribute)
         except (ImportError, AttributeError):
             continue  # not in this version of the package, or not installed
-    patched: list[tuple[Any, str, Any]] = []  # (dict or module, name, original)
+        originals.append((dotted, original))
+        if isinstance(owner, type):  # a method: only its class holds it
+            patched.append((owner, attribute, original))
+            setattr(owner, attribute, _withheld(dotted))
 
     def swap(holder: Any, key: str, value: Any) -> None:
         for dotted, original in originals:
