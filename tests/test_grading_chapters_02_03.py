@@ -5,10 +5,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from grading_helpers import explained, failed_checks, grade
+from grading_helpers import explained, failed_checks, grade, spoilers
 
 from micrograd_edu.forward import Dual
-from micrograd_edu.grading import chapter, gradebook
+from micrograd_edu.grading import chapter, exercise, gradebook
 from micrograd_edu.grading.chapter02 import evaluate, tree_size
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.runners.chapter02 import build, encode
@@ -61,25 +61,55 @@ def fold_constants(expr):
 
 
 class MyDual:
+    # Each operation makes type(self): a mistake's variant (dual_variant) stays one class.
     def __init__(self, primal, tangent=0.0):
         self.primal, self.tangent = float(primal), float(tangent)
 
+    def _dual(self, other):
+        return other if isinstance(other, type(self)) else type(self)(other)
+
+    def __add__(self, other):
+        other = self._dual(other)
+        return type(self)(self.primal + other.primal, self.tangent + other.tangent)
+
+    __radd__ = __add__
+
     def __mul__(self, other):
-        other = other if isinstance(other, MyDual) else MyDual(other)
-        return MyDual(
+        other = self._dual(other)
+        return type(self)(
             self.primal * other.primal, self.primal * other.tangent + self.tangent * other.primal
         )
 
     __rmul__ = __mul__
 
-    def sin(self):
-        return MyDual(math.sin(self.primal), math.cos(self.primal) * self.tangent)
-
     def exp(self):
-        return MyDual(math.exp(self.primal), math.exp(self.primal) * self.tangent)
+        return type(self)(math.exp(self.primal), math.exp(self.primal) * self.tangent)
 
     def log(self):
-        return MyDual(math.log(self.primal), self.tangent / self.primal)
+        return type(self)(math.log(self.primal), self.tangent / self.primal)
+
+    # written differently from the solution notebook: the inverse, then a product
+    def inverse(self):
+        return type(self)(1 / self.primal, -self.tangent / self.primal**2)
+
+    def __truediv__(self, other):
+        return self * self._dual(other).inverse()
+
+    def __rtruediv__(self, other):
+        return self._dual(other) * self.inverse()
+
+    def __pow__(self, other):
+        if isinstance(other, type(self)):
+            value = self.primal**other.primal
+            tangent = value * (
+                other.tangent * math.log(self.primal) + other.primal * self.tangent / self.primal
+            )
+            return type(self)(value, tangent)
+        return type(self)(self.primal**other, other * self.primal ** (other - 1) * self.tangent)
+
+    def __rpow__(self, other):
+        value = other**self.primal
+        return type(self)(value, value * math.log(other) * self.tangent)
 
 
 def jacobian_forward(f, xs):
@@ -235,81 +265,184 @@ def test_counting_distinct_nodes_fails_only_the_shared_subtree_check():
     assert failed_checks(result) == {"counts a shared subexpression each time it is used"}
 
 
-class TangentProduct(MyDual):
-    def __mul__(self, other):
-        other = other if isinstance(other, MyDual) else MyDual(other)
-        return TangentProduct(self.primal * other.primal, self.tangent * other.tangent)
-
-    __rmul__ = __mul__
-
-
-class ConstantHasTangentOne(MyDual):
-    def __mul__(self, other):
-        other = other if isinstance(other, MyDual) else MyDual(other, 1.0)
-        return MyDual.__mul__(self, other)
-
-    __rmul__ = __mul__
+def dual_variant(**methods):
+    """MyDual with some methods replaced (a typical mistake): a class of its own, as a
+    student's is (a subclass's reflected methods would be called first by Python)."""
+    own = {k: v for k, v in vars(MyDual).items() if k not in ("__dict__", "__weakref__")}
+    return type("Variant", (), {**own, **methods})
 
 
-class InPlace(MyDual):
-    def __mul__(self, other):
-        other = other if isinstance(other, MyDual) else MyDual(other)
-        self.tangent = self.primal * other.tangent + self.tangent * other.primal
-        self.primal *= other.primal
-        return self
+def _quotient(tangent):
+    def truediv(self, other):
+        other = self._dual(other)
+        a, da, b, db = self.primal, self.tangent, other.primal, other.tangent
+        return type(self)(a / b, tangent(a, da, b, db))
+
+    return truediv
 
 
-class NoChainRule(MyDual):
-    def sin(self):
-        return MyDual(math.sin(self.primal), math.cos(self.primal))
-
-    def exp(self):
-        return MyDual(math.exp(self.primal), math.exp(self.tangent))
-
-    def log(self):
-        return MyDual(math.log(self.primal), 1 / self.primal)
+def _simple_quotient(self, other):  # right numbers, but it cannot be divided again
+    out = MyDual.__truediv__(self, other)
+    return SimpleNamespace(primal=out.primal, tangent=out.tangent)
 
 
-class ProductNotADual(MyDual):  # right numbers, but the result cannot be multiplied again
-    def __mul__(self, other):
-        out = MyDual.__mul__(self, other)
-        return SimpleNamespace(primal=out.primal, tangent=out.tangent)
-
-    __rmul__ = __mul__
+def _in_place_quotient(self, other):
+    out = MyDual.__truediv__(self, other)
+    self.primal, self.tangent = out.primal, out.tangent
+    return self
 
 
-class FunctionsDropTheirType(MyDual):  # right numbers, but exp(x) is no longer a dual
-    def exp(self):
-        out = MyDual.exp(self)
-        return SimpleNamespace(primal=out.primal, tangent=out.tangent)
+def _power(tangent):
+    def power(self, other):
+        if isinstance(other, type(self)):
+            return MyDual.__pow__(self, other)
+        a, da = self.primal, self.tangent
+        return type(self)(a**other, tangent(a, da, other))
+
+    return power
 
 
-COMPOSE_MUL = "products compose: (x * y) * z, and x * x"
-COMPOSE = "they compose: log(exp(sin(exp(x))))"
+def _dual_power(tangent):
+    def power(self, other):
+        if not isinstance(other, type(self)):
+            return MyDual.__pow__(self, other)
+        a, da, b, db = self.primal, self.tangent, other.primal, other.tangent
+        return type(self)(a**b, tangent(a, da, b, db))
+
+    return power
 
 
-@pytest.mark.parametrize(
-    "cls, exercise_id, failing",
-    [
-        (
-            TangentProduct,
-            "03.dual_mul",
-            {"product rule on the tangents", "a plain number is a constant", COMPOSE_MUL},
-        ),
-        (ConstantHasTangentOne, "03.dual_mul", {"a plain number is a constant"}),
-        (InPlace, "03.dual_mul", {"leaves its operands unchanged", COMPOSE_MUL}),
-        (ProductNotADual, "03.dual_mul", {COMPOSE_MUL}),
-        (
-            NoChainRule,
-            "03.dual_functions",
-            {"sin: chain rule", "exp: chain rule", "log: chain rule", COMPOSE},
-        ),
-        (FunctionsDropTheirType, "03.dual_functions", {COMPOSE}),
-    ],
+QUOTIENT = "the quotient of two duals"
+NUMBER = "a plain number on either side"
+COMPOSE_DIV = "quotients compose: (x / y) / x, and x / x"
+POWER_NUMBER, BASE, POWER_DUAL = (
+    "x ** c for a number c",
+    "c ** x for a number c",
+    "x ** y for a dual y",
 )
-def test_each_dual_mistake_fails_its_check(cls, exercise_id, failing):
-    result = grade(exercise_id, {"MyDual": cls})
-    assert failed_checks(result) == failing and result.score < result.max_score
+COMPOSE_POW = "powers compose: (x ** 2) ** 0.5, and x ** x"
+
+# (the mistake, its exercise, the checks it fails, a phrase of the hint it must get)
+DUAL_MISTAKES = {
+    "sign swapped": (
+        dual_variant(__truediv__=_quotient(lambda a, da, b, db: (a * db - da * b) / b**2)),
+        "03.dual_divide",
+        {QUOTIENT, NUMBER, COMPOSE_DIV},
+        "right size and the wrong sign",
+    ),
+    "product rule": (
+        dual_variant(__truediv__=_quotient(lambda a, da, b, db: (da * b + a * db) / b**2)),
+        "03.dual_divide",
+        {QUOTIENT, COMPOSE_DIV},  # a number's tangent is 0: x / c comes out right
+        "cannot enter with the same sign",
+    ),
+    "denominator not squared": (
+        dual_variant(__truediv__=_quotient(lambda a, da, b, db: (da * b - a * db) / b)),
+        "03.dual_divide",
+        {QUOTIENT, NUMBER, COMPOSE_DIV},
+        "b times the right one",
+    ),
+    "tangents divided": (
+        dual_variant(__truediv__=_quotient(lambda a, da, b, db: da / db)),
+        "03.dual_divide",
+        {QUOTIENT, NUMBER, COMPOSE_DIV},
+        "tangents do not divide",
+    ),
+    "denominator's tangent ignored": (
+        dual_variant(__truediv__=_quotient(lambda a, da, b, db: da / b)),
+        "03.dual_divide",
+        {QUOTIENT, COMPOSE_DIV},
+        "the denominator's tangent counts too",
+    ),
+    "c / x as x / c": (
+        dual_variant(__rtruediv__=MyDual.__truediv__),
+        "03.dual_divide",
+        {NUMBER},
+        "the operands arrive the other way round",
+    ),
+    "a number has tangent 1": (
+        dual_variant(
+            _dual=lambda self, other: (
+                other if isinstance(other, type(self)) else type(self)(other, 1.0)
+            ),
+        ),
+        "03.dual_divide",
+        {NUMBER},
+        "its tangent is 0, not 1",
+    ),
+    "quotient not a dual": (
+        dual_variant(__truediv__=_simple_quotient),
+        "03.dual_divide",
+        {COMPOSE_DIV},
+        "",
+    ),
+    "quotient in place": (
+        dual_variant(__truediv__=_in_place_quotient),
+        "03.dual_divide",
+        {COMPOSE_DIV, "leaves its operands unchanged"},
+        "",
+    ),
+    "no chain rule": (
+        dual_variant(__pow__=_power(lambda a, da, c: c * a ** (c - 1))),
+        "03.dual_power",
+        {POWER_NUMBER, COMPOSE_POW},
+        "multiplies it by the tangent of the base",
+    ),
+    "exponent not lowered": (
+        dual_variant(__pow__=_power(lambda a, da, c: c * a**c * da)),
+        "03.dual_power",
+        {POWER_NUMBER, COMPOSE_POW},
+        "lowers the exponent by one",
+    ),
+    "every power through log": (
+        dual_variant(__pow__=lambda self, other: (self._dual(other) * self.log()).exp()),
+        "03.dual_power",
+        {POWER_NUMBER, COMPOSE_POW},  # (x ** 2) ** 0.5 at a negative x
+        "the logarithm of x is not",
+    ),
+    "c ** x as x ** c": (
+        dual_variant(__rpow__=MyDual.__pow__),
+        "03.dual_power",
+        {BASE},
+        "the operands arrive the other way round",
+    ),
+    "power rule on an exponential": (
+        dual_variant(
+            __rpow__=lambda self, other: type(self)(
+                other**self.primal, self.primal * other ** (self.primal - 1) * self.tangent
+            )
+        ),
+        "03.dual_power",
+        {BASE},
+        "not a power of x",
+    ),
+    "exponent's tangent ignored": (
+        dual_variant(__pow__=_dual_power(lambda a, da, b, db: b * a ** (b - 1) * da)),
+        "03.dual_power",
+        {POWER_DUAL, COMPOSE_POW},
+        "the exponent is a dual too",
+    ),
+    "base's tangent ignored": (
+        dual_variant(__pow__=_dual_power(lambda a, da, b, db: a**b * math.log(a) * db)),
+        "03.dual_power",
+        {POWER_DUAL, COMPOSE_POW},
+        "the base is a dual too",
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", list(DUAL_MISTAKES))
+def test_each_dual_mistake_fails_its_checks_with_its_own_hint(mistake):
+    cls, exercise_id, failing, phrase = DUAL_MISTAKES[mistake]
+    for seed in ("test", "seed1", "seed2"):
+        result = grade(exercise_id, {"MyDual": cls}, seed)
+        assert failed_checks(result) == failing, seed
+        hints = [c.hint for c in result.checks if not c.passed and c.hint]
+        if phrase:
+            assert any(phrase in h for h in hints), hints
+        others = {p for *_, p in DUAL_MISTAKES.values() if p and p != phrase}
+        assert not any(p in h for h in hints for p in others), hints
+        assert not spoilers(exercise(exercise_id), [c.reason for c in result.checks] + hints)
 
 
 def per_entry(f, xs):
@@ -342,7 +475,7 @@ def test_a_mydual_derived_from_the_packages_dual_is_refused():
     class Borrowed(Dual):
         pass
 
-    for exercise_id in ("03.dual_mul", "03.dual_functions"):
+    for exercise_id in ("03.dual_divide", "03.dual_power"):
         result = grade(exercise_id, {"MyDual": Borrowed})
         assert result.score == 0 and "derived from" in result.checks[0].reason
 
@@ -390,17 +523,21 @@ def test_a_mydual_that_hands_the_work_to_the_package_dual_scores_nothing():
 
         __rmul__ = __mul__
 
-        def sin(self):
-            return self._dual().sin()
+        def __truediv__(self, other):
+            other = other if isinstance(other, Borrows) else Borrows(other)
+            return self._dual() / other._dual()
 
-        def exp(self):
-            return self._dual().exp()
+        def __rtruediv__(self, other):
+            return other / self._dual()
 
-        def log(self):
-            return self._dual().log()
+        def __pow__(self, other):
+            return self._dual() ** (other._dual() if isinstance(other, Borrows) else other)
+
+        def __rpow__(self, other):
+            return other ** self._dual()
 
     for mydual in (lambda a, da=0.0: Dual(a, da), Borrows):
-        for exercise_id in ("03.dual_mul", "03.dual_functions"):
+        for exercise_id in ("03.dual_divide", "03.dual_power"):
             result = grade(exercise_id, {"MyDual": mydual})
             assert result.score == 0, (exercise_id, result)
             assert "micrograd_edu's Dual" in str(result), result

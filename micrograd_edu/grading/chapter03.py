@@ -1,8 +1,9 @@
 """Chapter 03's exercises: forward mode with dual numbers.
 
-The oracles are closed forms computed here with ``math``: the product rule
-on numbers, the derivatives of sin, exp and log, and the Jacobian of a family
-of functions ℝⁿ → ℝᵐ written out by hand. The number of forward passes is
+The lecture builds the product, sin and log of dual numbers; the exercises ask for the
+next pieces, derived by the student: division and powers. The oracles are closed forms
+computed here with ``math``: the derivative of each expression along its tangents, and
+the Jacobian of a family of functions ℝⁿ → ℝᵐ written out by hand. The number of forward passes is
 counted in the grader's process: each call of ``f`` asks it for the secret scales of
 ``f(x) = d ⊙ g(c ⊙ x)`` (runners/served.py).
 """
@@ -14,66 +15,129 @@ import random
 from collections.abc import Callable
 
 from .plain import as_float, as_floats, close, describe
-from .registry import HELD, Case, Check, Exercise, register
-from .runners.chapter03 import (
-    _run_composed_functions,
-    _run_composed_mul,
-    _run_constant,
-    _run_function,
-    _run_jacobian,
-    _run_mul,
-    _run_unchanged,
-)
+from .registry import HELD, Case, Check, Exercise, Mistake, register
+from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
 from .runners.served import draw_scales, secret_scales
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = ("micrograd_edu.forward.jacobian_forward", "micrograd_edu.forward.jvp")
 
 
-def _pair(seen: dict, what: str) -> tuple[tuple[float, float] | None, str | None]:
-    primal, tangent = as_float(seen.get("primal")), as_float(seen.get("tangent"))
-    if primal is None or tangent is None:
-        got = describe(seen.get("primal")), describe(seen.get("tangent"))
-        return None, f"{what} has primal {got[0]} and tangent {got[1]}; expected two numbers"
-    return (primal, tangent), None
+# --- 1 and 2: division and powers of dual numbers ------------------------------------
+#
+# Every oracle is the closed-form derivative of the expression along the tangents: for
+# u(t) = a + ȧt and v(t) = b + ḃt, the tangent of u / v is d/dt (u / v) at t = 0.
+
+Parts = tuple[float, float, float, float, float]  # a, ȧ, b, ḃ, c
 
 
-def _judge_pair(exact: Callable[[Case], tuple[float, float]], what: str) -> Callable:
-    def judge(case: Case, seen: dict) -> str | None:
-        got, problem = _pair(seen, what)
-        if problem:
-            return problem
-        want = exact(case)
-        if not close(got[0], want[0], 1e-12, 1e-12):
-            return f"wrong primal for {what} at {_shown(case)}"
-        if not close(got[1], want[1], 1e-12, 1e-12):
-            return f"wrong tangent for {what} at {_shown(case)}"
-        return None
+def _parts(case: Case) -> Parts:
+    return case["a"], case["da"], case["b"], case["db"], case["c"]
 
-    return judge
+
+EXACT: dict[str, Callable[..., tuple[float, float]]] = {
+    "x / y": lambda a, da, b, db, c: (a / b, (da * b - a * db) / b**2),
+    "x / c": lambda a, da, b, db, c: (a / c, da / c),
+    "c / x": lambda a, da, b, db, c: (c / a, -c * da / a**2),
+    "(x / y) / x": lambda a, da, b, db, c: (1 / b, -db / b**2),
+    "x / x": lambda a, da, b, db, c: (1.0, 0.0),
+    "x ** c": lambda a, da, b, db, c: (a**c, c * a ** (c - 1) * da),
+    "c ** x": lambda a, da, b, db, c: (c**a, c**a * math.log(c) * da),
+    "x ** y": lambda a, da, b, db, c: (a**b, a**b * (db * math.log(a) + b * da / a)),
+    "(x ** 2) ** 0.5": lambda a, da, b, db, c: (abs(a), math.copysign(1.0, a) * da),
+    "x ** x": lambda a, da, b, db, c: (a**a, a**a * (math.log(a) + 1) * da),
+}
 
 
 def _shown(case: Case) -> str:
-    return ", ".join(f"{k} = {v:.3g}" for k, v in case.items() if isinstance(v, float))
+    names = {"a": "a", "da": "ȧ", "b": "b", "db": "ḃ", "c": "c"}
+    used = case["expr"]
+    keys = [k for k in ("a", "da") if "x" in used] + [k for k in ("b", "db") if "y" in used]
+    keys += ["c"] if "c" in used else []
+    return ", ".join(f"{names[k]} = {case[k]:.3g}" for k in keys)
 
 
-# --- 1: multiplication -------------------------------------------------------
+def _seen_pair(seen: dict) -> tuple[float, float] | None:
+    primal, tangent = as_float(seen.get("primal")), as_float(seen.get("tangent"))
+    return None if primal is None or tangent is None else (primal, tangent)
 
 
-def _two_duals(rng: random.Random) -> list[Case]:
-    return [{name: rng.uniform(-3, 3) for name in ("a", "da", "b", "db")} for _ in range(5)]
+def _judge_expression(case: Case, seen: dict) -> str | None:
+    expr, got = case["expr"], _seen_pair(seen)
+    if got is None:
+        found = describe(seen.get("primal")), describe(seen.get("tangent"))
+        return f"{expr} has primal {found[0]} and tangent {found[1]}; expected two numbers"
+    want = EXACT[expr](*_parts(case))
+    for what, g, w in zip(("primal", "tangent"), got, want, strict=True):
+        if not close(g, w, 1e-10, 1e-10):
+            return f"wrong {what} for {expr} at {_shown(case)}{_how_far(g, w)}"
+    return None
 
 
-def _product(case: Case) -> tuple[float, float]:
-    a, da, b, db = case["a"], case["da"], case["b"], case["db"]
-    return a * b, a * db + da * b
+def _how_far(got: float, want: float) -> str:
+    """What a wrong number is, next to the right one, without the right one."""
+    if want != 0 and close(got, -want, 1e-10, 1e-10):
+        return ": its sign is wrong"
+    if want != 0 and got != 0:
+        return f": it is {got / want:.3g} times the right one"
+    return ""
 
 
-def _constant_cases(rng: random.Random) -> list[Case]:
-    return [
-        {"a": rng.uniform(-3, 3), "da": rng.uniform(-2, 2), "c": rng.uniform(-3, 3), "left": left}
-        for left in (False, True, False)
-    ]
+def _tangent_is(models: dict[str, Callable[..., float]]) -> Callable[[Case, dict], bool]:
+    """The mistake whose tangent for an expression is ``models[expr]`` (primal right)."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        got, model = _seen_pair(seen), models.get(case["expr"])
+        if got is None or model is None:
+            return False
+        primal, _ = EXACT[case["expr"]](*_parts(case))
+        return close(got[0], primal, 1e-10, 1e-10) and close(
+            got[1], model(*_parts(case)), 1e-10, 1e-10
+        )
+
+    return matches
+
+
+def _primal_is(models: dict[str, Callable[..., float]]) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        got, model = _seen_pair(seen), models.get(case["expr"])
+        return (
+            got is not None
+            and model is not None
+            and close(got[0], model(*_parts(case)), 1e-10, 1e-10)
+        )
+
+    return matches
+
+
+def _cases(spec: Callable[[random.Random], list[tuple[str, float, float]]]) -> Callable:
+    """Cases from ``spec(rng)``: (expression, a, c) triples; ȧ, b, ḃ drawn here."""
+
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for expr, a, c in spec(rng):
+            b = (
+                rng.choice((-1, 1)) * rng.uniform(0.5, 3)
+                if "x ** y" != expr
+                else rng.uniform(-2, 2)
+            )
+            out.append(
+                {
+                    "expr": expr,
+                    "a": a,
+                    "da": rng.uniform(-2, 2),
+                    "b": b,
+                    "db": rng.uniform(-2, 2),
+                    "c": c,
+                }
+            )
+        return out
+
+    return cases
+
+
+def _away_from_zero(rng: random.Random) -> float:
+    return rng.choice((-1, 1)) * rng.uniform(0.5, 3)
 
 
 def _judge_unchanged(case: Case, seen: dict) -> str | None:
@@ -81,134 +145,227 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     before = [case["a"], case["da"], case["b"], case["db"]]
     if after is not None and all(close(s, b, 0, 0) for s, b in zip(after, before, strict=True)):
         return None
-    return "x * y changed x or y: the operands must keep their primal and tangent"
+    return f"{case['expr']} changed x or y: the operands must keep their primal and tangent"
 
 
-def _three_duals(rng: random.Random) -> list[Case]:
-    names = ("a", "da", "b", "db", "c", "dc")
-    return [{name: rng.uniform(-3, 3) for name in names} for _ in range(3)]
+SWAPPED = (
+    "{expr} calls your {method} with x as self: the operands arrive the other way round "
+    "from {plain}, so it cannot be the same method"
+)
 
-
-def _judge_composed_mul(case: Case, seen: dict) -> str | None:
-    a, da, b, db, c, dc = (case[k] for k in ("a", "da", "b", "db", "c", "dc"))
-    want = [a * b * c, a * a], [da * b * c + a * db * c + a * b * dc, 2 * a * da]
-    got = [as_floats(seen.get(k), 2) for k in ("primal", "tangent")]
-    if None in got:
-        return "(x * y) * z or x * x did not give duals with a number primal and tangent"
-    for what, g, w in zip(("primal", "tangent"), got, want, strict=True):
-        for text, value, right in zip(("(x * y) * z", "x * x"), g, w, strict=True):
-            if not close(value, right, 1e-12, 1e-12):
-                return f"wrong {what} for {text} at {_shown(case)}"
-    return None
-
-
-MUL = register(
+DIVIDE = register(
     Exercise(
-        "03.dual_mul",
-        "Multiplying dual numbers",
+        "03.dual_divide",
+        "Dividing dual numbers",
         2,
-        "MyDual.__mul__ returns the dual number of the product: primals multiply, "
-        "tangents follow the product rule; a plain number is a constant.",
+        "MyDual.__truediv__ and __rtruediv__ return the dual number of x / y, where either "
+        "operand may be a MyDual or a plain number.",
         ("MyDual",),
         (
             Check(
-                "product rule on the tangents",
-                "(a + ȧε)(b + ḃε) = ab + (aḃ + ȧb)ε because ε² = 0: the tangent is "
-                "a·ḃ + ȧ·b, not ȧ·ḃ",
-                _two_duals,
-                _run_mul,
-                _judge_pair(_product, "x * y"),
+                "the quotient of two duals",
+                "",
+                _cases(lambda rng: [("x / y", _away_from_zero(rng), 0.0) for _ in range(5)]),
+                _run_expression,
+                _judge_expression,
+                mistakes=(
+                    Mistake(
+                        _tangent_is({"x / y": lambda a, da, b, db, c: (a * db - da * b) / b**2}),
+                        "the tangent has the right size and the wrong sign: when only the "
+                        "numerator grows, should the quotient grow or shrink?",
+                    ),
+                    Mistake(
+                        _tangent_is({"x / y": lambda a, da, b, db, c: (da * b + a * db) / b**2}),
+                        "a growing denominator makes the quotient smaller: its tangent "
+                        "cannot enter with the same sign as the numerator's",
+                    ),
+                    Mistake(
+                        _tangent_is({"x / y": lambda a, da, b, db, c: (da * b - a * db) / b}),
+                        "the tangent is b times the right one: once top and bottom are "
+                        "multiplied by b - ḃε, what is the denominator?",
+                    ),
+                    Mistake(
+                        _tangent_is({"x / y": lambda a, da, b, db, c: da / db}),
+                        "tangents do not divide as primals do: write the quotient as one dual "
+                        "number and let ε² = 0 decide its tangent",
+                    ),
+                    Mistake(
+                        _tangent_is({"x / y": lambda a, da, b, db, c: da / b}),
+                        "the denominator's tangent counts too: y varies along with x",
+                    ),
+                ),
             ),
             Check(
-                "a plain number is a constant",
-                "a number c is the dual c + 0ε (tangent 0, not 1): x * c has tangent c·ẋ; "
-                "__rmul__ makes c * x work too",
-                _constant_cases,
-                _run_constant,
-                _judge_pair(lambda c: (c["a"] * c["c"], c["da"] * c["c"]), "x * c"),
+                "a plain number on either side",
+                "",
+                _cases(
+                    lambda rng: [
+                        (expr, _away_from_zero(rng), _away_from_zero(rng))
+                        for expr in ("x / c", "c / x", "c / x", "x / c")
+                    ]
+                ),
+                _run_expression,
+                _judge_expression,
+                mistakes=(
+                    Mistake(
+                        _primal_is({"c / x": lambda a, da, b, db, c: a / c}),
+                        SWAPPED.format(expr="c / x", method="__rtruediv__", plain="x / c"),
+                    ),
+                    Mistake(
+                        _tangent_is(
+                            {
+                                "x / c": lambda a, da, b, db, c: (da * c - a) / c**2,
+                                "c / x": lambda a, da, b, db, c: (a - c * da) / a**2,
+                            }
+                        ),
+                        "a plain number is a constant: its tangent is 0, not 1",
+                    ),
+                ),
             ),
             Check(
-                "products compose: (x * y) * z, and x * x",
-                "a product is itself a MyDual that can be multiplied again; x * x uses the "
-                "same dual twice, and each use contributes to the tangent",
-                _three_duals,
-                _run_composed_mul,
-                _judge_composed_mul,
+                "quotients compose: (x / y) / x, and x / x",
+                "x / x is 1 wherever x is not 0, so its tangent is 0 whatever ȧ is; a quotient "
+                "is a MyDual that can be divided again",
+                _cases(
+                    lambda rng: [
+                        (expr, _away_from_zero(rng), 0.0)
+                        for expr in ("(x / y) / x", "x / x", "(x / y) / x")
+                    ]
+                ),
+                _run_expression,
+                _judge_expression,
             ),
             Check(
                 "leaves its operands unchanged",
-                "return a new MyDual; do not write the result into self",
-                _two_duals,
+                "return a new MyDual; do not write the result into self or other",
+                _cases(lambda rng: [("x / y", _away_from_zero(rng), 0.0) for _ in range(2)]),
                 _run_unchanged,
                 _judge_unchanged,
             ),
         ),
         withheld=WITHHELD,
+        answers=(
+            "self.tangent * other.primal - self.primal * other.tangent",
+            "other.primal ** 2",
+            "other.primal * other.primal",
+            "ȧb - aḃ",
+            "(ȧb − aḃ)",
+        ),
     )
 )
 
 
-# --- 2: elementary functions ------------------------------------------------
-
-_FUNCTIONS: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
-    "sin": (math.sin, math.cos),
-    "exp": (math.exp, math.exp),
-    "log": (math.log, lambda a: 1 / a),
-}
+def _domain_error(case: Case, seen: dict) -> bool:
+    """A logarithm of a negative base: x ** c for a whole c where x < 0."""
+    return case["a"] < 0 and "domain" in str(seen.get("error", ""))
 
 
-def _function_check(name: str, hint: str) -> Check:
-    def cases(rng: random.Random) -> list[Case]:
-        lo = 0.2 if name == "log" else -3.0
-        tangents = (-1.5, 0.5, 2.0, 3.0)
-        return [{"a": rng.uniform(lo, 3), "da": da} for da in tangents]
-
-    f, df = _FUNCTIONS[name]
-    exact = lambda c: (f(c["a"]), df(c["a"]) * c["da"])  # noqa: E731
-    return Check(
-        f"{name}: chain rule", hint, cases, _run_function(name), _judge_pair(exact, f"x.{name}()")
-    )
-
-
-def _composed_cases(rng: random.Random) -> list[Case]:
-    return [{"a": rng.uniform(0.2, 1.5), "da": rng.uniform(-2, 2)} for _ in range(3)]
-
-
-def _composed_exact(case: Case) -> tuple[float, float]:
-    a, da = case["a"], case["da"]
-    return math.sin(math.exp(a)), math.cos(math.exp(a)) * math.exp(a) * da
-
-
-FUNCTIONS = register(
+POWER = register(
     Exercise(
-        "03.dual_functions",
-        "sin, exp and log of a dual number",
-        2,
-        "MyDual.sin, .exp and .log return f(a) + f'(a)·ȧ ε for the dual a + ȧε.",
+        "03.dual_power",
+        "Powers of dual numbers",
+        3,
+        "MyDual.__pow__ and __rpow__ return the dual number of x ** c for a number c, "
+        "c ** x for a positive number c, and x ** y for a MyDual y (x > 0).",
         ("MyDual",),
         (
-            _function_check(
-                "sin",
-                "sin(a + ȧε) = sin a + cos a · ȧ ε: multiply the derivative by the tangent ȧ",
-            ),
-            _function_check(
-                "exp",
-                "exp(a + ȧε) = exp a + exp a · ȧ ε: the tangent is exp(a)·ȧ, not exp(ȧ)",
-            ),
-            _function_check(
-                "log",
-                "log(a + ȧε) = log a + ȧ / a ε: divide the tangent by the primal",
+            Check(
+                "x ** c for a number c",
+                "",
+                _cases(
+                    lambda rng: [
+                        ("x ** c", rng.uniform(0.3, 3), 0.5),
+                        ("x ** c", rng.uniform(0.3, 3), -1.0),
+                        ("x ** c", rng.uniform(0.3, 3), 2.5),
+                        ("x ** c", -rng.uniform(0.3, 3), 3.0),
+                        ("x ** c", -rng.uniform(0.3, 3), -2.0),
+                    ]
+                ),
+                _run_expression,
+                _judge_expression,
+                mistakes=(
+                    Mistake(
+                        _tangent_is({"x ** c": lambda a, da, b, db, c: c * a ** (c - 1)}),
+                        "that is the derivative of the power alone: the chain rule multiplies "
+                        "it by the tangent of the base",
+                    ),
+                    Mistake(
+                        _tangent_is({"x ** c": lambda a, da, b, db, c: c * a**c * da}),
+                        "the power rule lowers the exponent by one",
+                    ),
+                    Mistake(
+                        _domain_error,
+                        "x ** 3 is defined at a negative x, but the logarithm of x is not: for "
+                        "a number exponent, differentiate the power itself",
+                    ),
+                ),
             ),
             Check(
-                "they compose: log(exp(sin(exp(x))))",
-                "each function returns a MyDual whose tangent already carries the chain "
-                "rule so far, so the next function multiplies its own derivative in",
-                _composed_cases,
-                _run_composed_functions,
-                _judge_pair(_composed_exact, "x.exp().sin().exp().log()"),
+                "c ** x for a number c",
+                "",
+                _cases(
+                    lambda rng: [
+                        ("c ** x", rng.uniform(-2, 2), rng.uniform(0.3, 4)) for _ in range(4)
+                    ]
+                ),
+                _run_expression,
+                _judge_expression,
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: (
+                            _primal_is({"c ** x": lambda a, da, b, db, c: a**c})(case, seen)
+                            or (case["a"] < 0 and "complex" in str(seen.get("error", "")))
+                        ),  # x ** c, which at a negative x is complex
+                        SWAPPED.format(expr="c ** x", method="__rpow__", plain="x ** c"),
+                    ),
+                    Mistake(
+                        _tangent_is({"c ** x": lambda a, da, b, db, c: a * c ** (a - 1) * da}),
+                        "c ** x is an exponential in x, not a power of x: the power rule does "
+                        "not apply; how does the lecture differentiate exp?",
+                    ),
+                ),
+            ),
+            Check(
+                "x ** y for a dual y",
+                "",
+                _cases(lambda rng: [("x ** y", rng.uniform(0.3, 3), 0.0) for _ in range(4)]),
+                _run_expression,
+                _judge_expression,
+                mistakes=(
+                    Mistake(
+                        _tangent_is({"x ** y": lambda a, da, b, db, c: b * a ** (b - 1) * da}),
+                        "the exponent is a dual too: its tangent changes the result as well",
+                    ),
+                    Mistake(
+                        _tangent_is({"x ** y": lambda a, da, b, db, c: a**b * math.log(a) * db}),
+                        "the base is a dual too: its tangent changes the result as well",
+                    ),
+                ),
+            ),
+            Check(
+                "powers compose: (x ** 2) ** 0.5, and x ** x",
+                "a power is a MyDual that can be raised again, at a negative base too "
+                "((x ** 2) ** 0.5 is |x|); in x ** x the variable is both the base and the "
+                "exponent, and each contributes",
+                _cases(
+                    lambda rng: [
+                        ("(x ** 2) ** 0.5", -rng.uniform(0.5, 3), 0.0),  # |x|, at x < 0
+                        ("x ** x", rng.uniform(0.3, 2), 0.0),
+                        ("x ** x", rng.uniform(0.3, 2), 0.0),
+                    ]
+                ),
+                _run_expression,
+                _judge_expression,
             ),
         ),
         withheld=WITHHELD,
+        answers=(
+            "c * self.primal ** (c - 1)",
+            "p * self.primal ** (p - 1)",
+            "math.log(other)",
+            "(other * self.log()).exp()",
+            "pa^(p−1)",
+        ),
     )
 )
 
@@ -307,5 +464,6 @@ JACOBIAN = register(
             ),
         ),
         withheld=WITHHELD,
+        answers=("1.0 if k == j else 0.0", "float(k == j)", "columns[j][i] for j in range(n)"),
     )
 )
