@@ -183,13 +183,29 @@ class Optimizer:
 
 class IdentityDict(MutableMapping):
     """A dict keyed by the objects themselves (by identity), as PyTorch's
-    ``optimizer.state[p]``: parameters need not be hashable by value."""
+    ``optimizer.state[p]``: parameters need not be hashable by value. Like PyTorch's
+    ``defaultdict(dict)``, reading a parameter it does not hold yet gives it an empty
+    dict, so ``state = self.state[p]; if not state: ...`` starts a parameter's state.
+
+    >>> state = IdentityDict()
+    >>> p = object()
+    >>> p in state, state[p], p in state, state.get(object())
+    (False, {}, True, None)
+    """
 
     def __init__(self) -> None:
         self._items: dict[int, tuple[Any, Any]] = {}
 
     def __getitem__(self, key: Any) -> Any:
+        if id(key) not in self._items:
+            self._items[id(key)] = (key, {})
         return self._items[id(key)][1]
+
+    def __contains__(self, key: Any) -> bool:
+        return id(key) in self._items
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._items[id(key)][1] if id(key) in self._items else default
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._items[id(key)] = (key, value)
