@@ -65,13 +65,28 @@ mg.draw_graph(z)""",
 loss = nn.MSELoss()(net(mg.Tensor(np.ones((5, 3)))), mg.Tensor(np.zeros((5, 1))))
 loss.backward()
 mg.draw_graph(loss)""",
-    # 01's h slider, moved from code in the next cell; 09's training panel, epochs = 1.
+    # 01's h slider, moved from code in the next cell; 08's descent panel; 09's training
+    # panel, epochs = 1.
     """import math
 from micrograd_edu.viz.widgets import FiniteDifferencePanel, TrainingPanel
 
 panel = FiniteDifferencePanel(math.exp, math.e, 1.0)
 panel""",
     "panel.slider.value = 1e-8",
+    # 08's descent panel: a learning-rate slider over optimisers' paths on a valley
+    """from micrograd_edu import optim
+from micrograd_edu.viz.widgets import DescentPanel
+
+DescentPanel(
+    lambda p: (p[0] ** 2 + 25 * p[1] ** 2) / 2,
+    (-9.0, 1.5),
+    {
+        "gradient descent": lambda ps, lr: optim.SGD(ps, lr=lr),
+        "momentum 0.9": lambda ps, lr: optim.SGD(ps, lr=lr, momentum=0.9),
+        "Adam": lambda ps, lr: optim.Adam(ps, lr=lr),
+    },
+    60, (-10, 2), (-2, 2), lr=0.03, minimum=(0, 0),
+)""",
     """def train(learning_rate, width, depth, epochs, progress):
     progress(1, 1)
     return {"train": [0.5], "test": [0.7]}
@@ -305,9 +320,10 @@ def test_diagram_shows_and_play_advances_frames(jupyterlab):
 
 
 def _check_widgets(page, folder: Path) -> None:
-    """01's h slider shows the value code gave it; the panels' images keep their aspect
-    ratio, fit the output area and are drawn at twice the pixels shown; sliders are wide
-    and their descriptions whole; the training panel shows no image before Train."""
+    """01's h slider shows the value code gave it; the panels' images (01's, 08's, 09's)
+    keep their aspect ratio, fit the output area and are drawn at twice the pixels shown;
+    sliders are wide and their descriptions whole; the training panel shows no image
+    before Train."""
     from playwright.sync_api import expect
 
     h = page.locator(
@@ -317,7 +333,7 @@ def _check_widgets(page, folder: Path) -> None:
     image = page.locator(".widget-image").first
     expect(image).to_be_visible(timeout=SLOW)
     expect(page.get_by_role("button", name="Train")).to_be_visible(timeout=SLOW)
-    expect(page.locator(".widget-image")).to_have_count(2, timeout=SLOW)
+    expect(page.locator(".widget-image")).to_have_count(3, timeout=SLOW)
     page.wait_for_function(
         "() => [...document.querySelectorAll('.widget-image')].some(i => i.naturalWidth > 0)"
     )
@@ -330,7 +346,7 @@ def _check_widgets(page, folder: Path) -> None:
             })"""
     )
     shown = [b for b in boxes if b["display"] != "none"]
-    assert len(shown) == 1 and len(boxes) == 2, boxes  # the training image waits for Train
+    assert len(shown) == 2 and len(boxes) == 3, boxes  # the training image waits for Train
     for b in shown:
         assert abs(b["w"] / b["h"] - b["nw"] / b["nh"]) < 0.02 * b["nw"] / b["nh"], b  # no stretch
         assert b["nw"] >= 1.9 * b["w"] and b["right"] <= b["area"] + 1, b  # sharp, inside
@@ -341,16 +357,18 @@ def _check_widgets(page, folder: Path) -> None:
                       cut: label.scrollWidth > label.clientWidth + 1, text: label.textContent};
             }).filter(s => ['h', 'learning rate', 'width', 'depth', 'epochs'].includes(s.text))"""
     )
-    assert len(sliders) == 5, sliders  # the h slider and the four training sliders
+    assert len(sliders) == 6, sliders  # h, the descent panel's rate, the four training ones
     for slider in sliders:
         assert slider["w"] >= 400 and not slider["cut"], slider
     page.get_by_role("button", name="Train").click()
     page.wait_for_function(
         """() => [...document.querySelectorAll('.widget-image')]
               .filter(i => getComputedStyle(i).display !== 'none' && i.naturalWidth > 0)
-              .length == 2"""
+              .length == 3"""
     )
     page.locator(".widget-image").nth(1).scroll_into_view_if_needed()
+    page.screenshot(path=str(folder / "descent-1280.png"))
+    page.locator(".widget-image").nth(2).scroll_into_view_if_needed()
     page.screenshot(path=str(folder / "widgets-1280.png"))
 
 

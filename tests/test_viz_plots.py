@@ -7,10 +7,13 @@ import math
 import numpy as np
 import pytest
 
+from micrograd_edu import optim
 from micrograd_edu.doctor import doctor
+from micrograd_edu.experiments import descent_path
 from micrograd_edu.numerical import step_size_study
 from micrograd_edu.viz import check_renderer, check_widgets, plots
 from micrograd_edu.viz.widgets import (
+    DescentPanel,
     FiniteDifferencePanel,
     TrainingPanel,
     fd_errors,
@@ -126,6 +129,46 @@ def test_h_slider_redraws_for_the_chosen_step():
     assert panel.image.value[:4] == b"\x89PNG"
     panel.slider.value = 1e-8  # the observer calls update
     assert panel.text.value.startswith("h = 1.0e-08")
+
+
+def valley(p):
+    """A narrow valley, curvature 1 along x and 25 along y; p[0], p[1] are x and y for a
+    tensor point and for a grid alike."""
+    return (p[0] ** 2 + 25 * p[1] ** 2) / 2
+
+
+@pytest.mark.parametrize("lr", [0.01, 0.05, 0.079, 0.081])
+def test_a_descent_path_of_gradient_descent_is_the_closed_form(lr):
+    # On this quadratic one step of gradient descent multiplies x by (1 - lr) and y by
+    # (1 - 25 lr): the path is known exactly, and diverges for lr > 2/25.
+    path = descent_path(valley, [-9.0, 1.5], lambda ps: optim.SGD(ps, lr=lr), 60)
+    k = np.arange(61)
+    assert np.allclose(path, np.stack([-9.0 * (1 - lr) ** k, 1.5 * (1 - 25 * lr) ** k], 1))
+    assert (abs(path[-1, 1]) > 1.5) == (lr > 2 / 25)
+
+
+def test_a_diverging_path_ends_at_its_last_finite_point():
+    path = descent_path(valley, [1.0, 1.0], lambda ps: optim.SGD(ps, lr=10.0), 1000)
+    assert 10 < len(path) < 1000 and np.all(np.isfinite(path))
+    with pytest.raises(ValueError, match="a point"):
+        descent_path(valley, [1.0, 2.0, 3.0], lambda ps: optim.SGD(ps, lr=0.1), 3)
+
+
+def test_the_descent_panel_draws_each_optimiser_at_the_sliders_rate():
+    makers = {
+        "gradient descent": lambda ps, lr: optim.SGD(ps, lr=lr),
+        "momentum": lambda ps, lr: optim.SGD(ps, lr=lr, momentum=0.9),
+    }
+    panel = DescentPanel(valley, (-9.0, 1.5), makers, 60, (-10, 10), (-2, 2), lr=0.01)
+    assert "gradient descent loss 12" in panel.text.value  # (9 * 0.99**60)**2 / 2 = 12.1
+    assert panel.image.value[:4] == b"\x89PNG"
+    text = panel.update(0.1)
+    assert "gradient descent diverging (loss 3.8e+22)" in text and "momentum loss" in text
+    paths = panel.paths(0.01)
+    assert set(paths) == set(makers) and all(p.shape == (61, 2) for p in paths.values())
+    ax = plots.descent_plot(valley, paths, (-10, 10), (-2, 2), minimum=(0, 0)).axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["gradient descent (60 steps)", "momentum (60 steps)", "minimum"]
 
 
 def fake_train(learning_rate, width, depth, epochs, progress):

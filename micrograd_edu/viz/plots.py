@@ -29,6 +29,7 @@ __all__ = [
     "training_curves_plot",
     "fit_plot",
     "gradient_flow_plot",
+    "descent_plot",
     "NotebookFigure",
     "png_bytes",
 ]
@@ -267,4 +268,45 @@ def gradient_flow_plot(grads: Mapping[str, Any]) -> Figure:
     if all(v > 0 for v in means):
         ax.set_yscale("log")
     ax.set_ylabel("mean |grad|")
+    return fig
+
+
+def descent_plot(
+    f: Any,
+    paths: Mapping[str, Any],
+    xlim: tuple[float, float],
+    ylim: tuple[float, float],
+    title: str = "",
+    minimum: tuple[float, float] | None = None,
+) -> Figure:
+    """The paths of optimisers (``{"Adam": points of shape (k, 2)}``) over the contours
+    of the loss ``f`` on the box ``xlim`` × ``ylim``. ``f`` takes a point as an array
+    whose first axis holds x and y, so it is evaluated on the whole grid at once (a
+    function written with arithmetic alone works for tensors and grids alike). The
+    contours are spaced evenly in log(loss), so a narrow valley shows its floor."""
+    if not paths:
+        raise ValueError("descent_plot: no paths given; pass {'name': points of shape (k, 2)}")
+    xs, ys = np.linspace(*xlim, 200), np.linspace(*ylim, 200)
+    grid = np.stack(np.meshgrid(xs, ys))
+    loss = np.asarray(f(grid), dtype=float)
+    fig, ax = _axes(title, size=(6.0, 4.5))
+    floor = loss[loss > 0].min() if np.any(loss > 0) else 1.0
+    ax.contour(xs, ys, np.log10(np.maximum(loss, floor)), levels=20, cmap="Greys", linewidths=0.7)
+    for name, path in paths.items():
+        points = np.asarray(path, dtype=float).reshape(-1, 2)
+        ax.plot(
+            points[:, 0],
+            points[:, 1],
+            ".-",
+            ms=3,
+            lw=1.2,
+            label=f"{name} ({len(points) - 1} steps)",
+        )
+    if minimum is not None:
+        ax.plot(*minimum, "*", color="black", ms=12, label="minimum")
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.legend(loc="best", fontsize="small")
     return fig

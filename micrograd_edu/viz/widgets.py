@@ -2,9 +2,10 @@
 
 No widget callback fires when a notebook runs headless (nbval, CI), so each
 panel is a thin shell around a plain function that tests call directly:
-:func:`fd_errors` behind the ``h`` slider, :func:`run_training` behind the MLP
-sliders. Figures are sent to the browser as PNG images, which does not depend
-on the notebook's matplotlib backend.
+:func:`fd_errors` behind the ``h`` slider, ``DescentPanel.paths`` behind the
+learning-rate slider, :func:`run_training` behind the MLP sliders. Figures are sent
+to the browser as PNG images, which does not depend on the notebook's matplotlib
+backend.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..numerical import central_difference, forward_difference, step_size_study
-from .plots import fd_error_plot, png_bytes, training_curves_plot
+from .plots import descent_plot, fd_error_plot, png_bytes, training_curves_plot
 
-__all__ = ["fd_errors", "FiniteDifferencePanel", "run_training", "TrainingPanel"]
+__all__ = ["fd_errors", "FiniteDifferencePanel", "DescentPanel", "run_training", "TrainingPanel"]
 
 
 def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> dict[str, float]:
@@ -78,38 +79,23 @@ class _Panel:
         return self.widget._repr_mimebundle_(include=include, exclude=exclude)
 
 
-class FiniteDifferencePanel(_Panel):
-    """An ``h`` slider over the finite-difference error plot of ``f`` at ``x``.
+class _SliderPanel(_Panel):
+    """One slider over a line of text and a figure, which :meth:`draw` gives for the
+    slider's value. Code and the slider always show one value (see :meth:`_changed`)."""
 
-    >>> panel = FiniteDifferencePanel(math.sin, math.cos(1.0), 1.0)
-    >>> "central" in panel.update(1e-3)
-    True
-    """
-
-    def __init__(
-        self,
-        f: Callable[[float], float],
-        exact: float,
-        x: float,
-        hs: Sequence[float] | None = None,
-        h: float = 1e-6,
-    ) -> None:
+    def _build(self, slider: Any) -> None:
         import ipywidgets as w
 
-        self.f, self.exact, self.x = f, exact, x
-        self.hs = np.logspace(-15, -1, 57) if hs is None else np.asarray(hs, dtype=float)
-        study = step_size_study(f, x, self.hs, exact)
-        self.forward, self.central = study.forward_errors, study.central_errors
-        self.slider = w.FloatLogSlider(
-            value=h, base=10, min=-15, max=-1, step=0.25, description="h", readout_format=".1e",
-            **_slider_layout(),
-        )  # fmt: skip
+        self.slider = slider
         self.text = w.HTML()
         self.image = _image()
         self._code: tuple[float, float, float] | None = None  # (before, value, when) set from code
         self.slider.observe(self._changed, names="value")
         self.widget = w.VBox([self.slider, self.text, self.image])
         self.update(self.slider.value)
+
+    def draw(self, value: float) -> tuple[str, Any]:  # pragma: no cover - overridden
+        raise NotImplementedError
 
     def _changed(self, change: dict[str, Any]) -> None:
         # A front end that draws the slider while code changes its value can send back the
@@ -135,20 +121,120 @@ class FiniteDifferencePanel(_Panel):
         if self.slider.value == value:  # still the value code set: make sure it is shown
             self.slider.send_state("value")
 
-    def update(self, h: float) -> str:
-        """Redraw for step ``h`` and move the slider there (code and the slider stay one
+    def update(self, value: float) -> str:
+        """Redraw for ``value`` and move the slider there (code and the slider stay one
         value); returns the text shown under the slider."""
-        if self.slider.value != h:
-            self.slider.value = h  # its observer redraws
+        if self.slider.value != value:
+            self.slider.value = value  # its observer redraws
             return self.text.value
+        text, fig = self.draw(value)
+        self.text.value = text
+        _show(self.image, fig)
+        return text
+
+
+class FiniteDifferencePanel(_SliderPanel):
+    """An ``h`` slider over the finite-difference error plot of ``f`` at ``x``.
+
+    >>> panel = FiniteDifferencePanel(math.sin, math.cos(1.0), 1.0)
+    >>> "central" in panel.update(1e-3)
+    True
+    """
+
+    def __init__(
+        self,
+        f: Callable[[float], float],
+        exact: float,
+        x: float,
+        hs: Sequence[float] | None = None,
+        h: float = 1e-6,
+    ) -> None:
+        import ipywidgets as w
+
+        self.f, self.exact, self.x = f, exact, x
+        self.hs = np.logspace(-15, -1, 57) if hs is None else np.asarray(hs, dtype=float)
+        study = step_size_study(f, x, self.hs, exact)
+        self.forward, self.central = study.forward_errors, study.central_errors
+        self._build(
+            w.FloatLogSlider(
+                value=h, base=10, min=-15, max=-1, step=0.25, description="h",
+                readout_format=".1e", **_slider_layout(),
+            )
+        )  # fmt: skip
+
+    def draw(self, h: float) -> tuple[str, Any]:
         r = fd_errors(self.f, self.exact, self.x, h)
         text = (
             f"h = {h:.1e}: forward error {r['forward_error']:.2e}, "
             f"central error {r['central_error']:.2e}"
         )
-        self.text.value = text
-        _show(self.image, fd_error_plot(self.hs, self.forward, self.central, h_marker=h))
-        return text
+        return text, fd_error_plot(self.hs, self.forward, self.central, h_marker=h)
+
+
+class DescentPanel(_SliderPanel):
+    """A learning-rate slider over the paths that optimisers take on a 2-D loss.
+
+    ``optimisers`` maps a name to a function of (parameter list, learning rate) that
+    makes the optimiser; each runs ``steps`` steps from ``start`` on ``f`` (see
+    :func:`micrograd_edu.experiments.descent_path`), drawn over the contours of ``f`` on
+    ``xlim`` × ``ylim``.
+
+    >>> from micrograd_edu import optim
+    >>> bowl = lambda p: (p * p).sum() / 2 if hasattr(p, "grad") else (p * p).sum(0) / 2
+    >>> panel = DescentPanel(bowl, (1.0, 1.0), {"GD": lambda ps, lr: optim.SGD(ps, lr=lr)},
+    ...                      steps=3, xlim=(-1, 1), ylim=(-1, 1), lr=0.5)
+    >>> panel.paths(0.5)["GD"][-1]
+    array([0.125, 0.125])
+    >>> panel.update(1.0)
+    'learning rate 1.0e+00, after 3 steps: GD loss 0'
+    """
+
+    def __init__(
+        self,
+        f: Callable[[Any], Any],
+        start: Sequence[float],
+        optimisers: Mapping[str, Callable[[list[Any], float], Any]],
+        steps: int,
+        xlim: tuple[float, float],
+        ylim: tuple[float, float],
+        lr: float = 0.01,
+        minimum: tuple[float, float] | None = None,
+    ) -> None:
+        import ipywidgets as w
+
+        self.f, self.start, self.optimisers, self.steps = f, tuple(start), dict(optimisers), steps
+        self.xlim, self.ylim, self.minimum = xlim, ylim, minimum
+        self._build(
+            w.FloatLogSlider(
+                value=lr, base=10, min=-4, max=0, step=0.05, description="learning rate",
+                readout_format=".1e", **_slider_layout(),
+            )
+        )  # fmt: skip
+
+    def paths(self, lr: float) -> dict[str, np.ndarray]:
+        """Each optimiser's path at learning rate ``lr`` (what the slider draws)."""
+        from ..experiments import descent_path
+
+        return {
+            name: descent_path(self.f, self.start, lambda ps, make=make: make(ps, lr), self.steps)
+            for name, make in self.optimisers.items()
+        }
+
+    def draw(self, lr: float) -> tuple[str, Any]:
+        paths = self.paths(lr)
+        ends = []
+        first = float(np.asarray(self.f(np.asarray(self.start))))
+        for name, path in paths.items():
+            last = float(np.asarray(self.f(path[-1])))
+            if len(path) <= self.steps:
+                ends.append(f"{name} diverged at step {len(path)}")
+            elif last > first:
+                ends.append(f"{name} diverging (loss {last:.2g})")
+            else:
+                ends.append(f"{name} loss {last:.2g}")
+        text = f"learning rate {lr:.1e}, after {self.steps} steps: " + ", ".join(ends)
+        fig = descent_plot(self.f, paths, self.xlim, self.ylim, minimum=self.minimum)
+        return text, fig
 
 
 def run_training(
