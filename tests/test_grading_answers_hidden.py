@@ -173,6 +173,55 @@ def named_parameters(module):
 """
 
 
+# 08: the package's SGD and Adam steps, borrowed: inherited, from the module reloaded, or
+# from its file run afresh. The first that moves a parameter is the submission's step.
+BORROWS_THE_OPTIMISERS = r"""
+import importlib, pathlib
+import numpy as np
+import micrograd_edu
+from micrograd_edu import Tensor, optim
+
+
+def _fresh(module, name):
+    path = pathlib.Path(micrograd_edu.__file__).parent / "optim" / f"{module}.py"
+    scope = {"__name__": f"micrograd_edu.optim.{module}", "__package__": "micrograd_edu.optim"}
+    exec(compile(path.read_text(), str(path), "exec"), scope)
+    return scope[name]
+
+
+def _reloaded(module, name):
+    return getattr(importlib.reload(importlib.import_module(f"micrograd_edu.optim.{module}")), name)
+
+
+def _borrowing(module, name):
+    package = getattr(optim, name)
+
+    class Borrowed(package):
+        def step(self):
+            if not hasattr(self, "shadow"):  # the first source whose step works
+                sources = [lambda: package, lambda: _reloaded(module, name)]
+                for source in sources + [lambda: _fresh(module, name)]:
+                    try:
+                        cls = source()
+                        probe = Tensor(np.ones(1), requires_grad=True)
+                        probe.grad = Tensor(np.ones(1))
+                        cls([probe]).step()
+                        self.shadow = cls(self.param_groups)
+                        break
+                    except Exception:
+                        continue
+            for mine, theirs in zip(self.param_groups, self.shadow.param_groups):
+                theirs.update({k: v for k, v in mine.items() if k != "params"})
+            self.shadow.step()
+
+    return Borrowed
+
+
+MySGD = _borrowing("sgd", "SGD")
+MyAdam = _borrowing("adam", "Adam")
+"""
+
+
 def _with_cell(solution: str, cell_id: str, source: str, path: Path) -> Path:
     nb = read_notebook(ROOT / "solutions" / solution)
     cell = next(c for c in nb["cells"] if c.get("id") == cell_id)
@@ -215,10 +264,36 @@ def test_the_module_walk_stays_withheld_and_the_rest_of_the_chapter_keeps_it(san
     honest.write_bytes((ROOT / "solutions" / "08_modules.ipynb").read_bytes())
     rows = _grade([borrows, honest], tmp_path, "08")
     assert float(rows["b.ipynb"]["08.named_parameters"]) == 0, rows["b.ipynb"]
-    # its freeze and Adam, graded in the other process, walk the package's modules freely
+    # its freeze and optimisers, graded in the other process, walk the package's modules
     assert float(rows["b.ipynb"]["score"]) == float(rows["b.ipynb"]["max_score"]) - 2
     assert float(rows["honest.ipynb"]["score"]) == float(rows["honest.ipynb"]["max_score"])
     assert rows["honest.ipynb"]["reason"] == ""  # no cell of it failed in either process
+
+
+def _borrowing_optimisers(path: Path) -> Path:
+    _with_cell("08_modules.ipynb", "sgd-code", BORROWS_THE_OPTIMISERS, path)
+    nb = read_notebook(path)
+    next(c for c in nb["cells"] if c.get("id") == "adam-code")["source"] = "# (borrowed above)"
+    path.write_text(dumps(nb), encoding="utf-8")
+    return path
+
+
+def test_the_package_optimisers_stay_withheld_through_reload_and_files(sandboxed, tmp_path):
+    rows = _grade([_borrowing_optimisers(tmp_path / "o.ipynb")], tmp_path, "08")
+    row = rows["o.ipynb"]
+    assert float(row["08.sgd_momentum"]) == float(row["08.adam"]) == 0, row
+    assert float(row["score"]) == 3, row  # its walk and its freeze are the solution's
+
+
+def test_without_the_sandbox_the_reloaded_optimisers_do_answer(tmp_path):
+    """The control: unsandboxed, a reloaded optim module brings the steps back."""
+    path = _borrowing_optimisers(tmp_path / "o.ipynb")
+    out = tmp_path / "gradebook.csv"
+    argv = ["grade", str(path), "--csv", str(out), "--no-sandbox", "--chapter", "08"]
+    assert main(argv) == 0
+    with open(out, newline="") as f:
+        row = next(csv.DictReader(f))
+    assert float(row["08.sgd_momentum"]) == float(row["08.adam"]) == 3, row
 
 
 def test_without_the_sandbox_the_same_notebook_does_borrow_the_walk(tmp_path):

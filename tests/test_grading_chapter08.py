@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from grading_helpers import failed_checks, grade, spoilers
 
-from micrograd_edu import nn, optim
+from micrograd_edu import nn
 from micrograd_edu.grading import chapter, check, exercise
 from micrograd_edu.grading.chapter08 import _build, _draw_tree, _expected_names
 
@@ -24,25 +24,18 @@ def named_parameters(module, prefix="", seen=None):
     return pairs
 
 
-def adam_step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
-    m = betas[0] * m + (1 - betas[0]) * grad
-    v = betas[1] * v + (1 - betas[1]) * grad**2
-    m_hat, v_hat = m / (1 - betas[0] ** t), v / (1 - betas[1] ** t)
-    return param - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
-
-
 def freeze(model, names):
     modules = dict(model.named_modules())
     for name in names:
         modules[name].requires_grad_(False)
 
 
-CORRECT = {"named_parameters": named_parameters, "adam_step": adam_step, "freeze": freeze}
+CORRECT = {"named_parameters": named_parameters, "freeze": freeze}
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(8)])
 def test_reference_answers_pass_every_check_on_any_seed(seed):
-    for ex in chapter("08"):
+    for ex in chapter("08")[:2]:  # the optimisers: tests/test_grading_chapter08_optim.py
         result = grade(ex.id, CORRECT, seed)
         assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
 
@@ -58,21 +51,6 @@ def test_the_tree_oracle_agrees_with_the_package_walk():
         package = [(n, index[id(p)]) for n, p in nn.Module.named_parameters(module)]
         assert package
         assert package == list(zip(*_expected_names(spec), strict=True))
-
-
-def test_the_adam_oracle_agrees_with_the_package_optimiser():
-    from types import SimpleNamespace
-
-    rng = np.random.default_rng(0)
-    p = SimpleNamespace(data=rng.normal(size=4), grad=None)
-    start = p.data.copy()
-    opt = optim.Adam([p], lr=0.01, betas=(0.8, 0.99))
-    param, m, v = start, np.zeros(4), np.zeros(4)
-    for t in range(1, 11):
-        p.grad = rng.normal(size=4)
-        opt.step()
-        param, m, v = adam_step(param, p.grad, m, v, t, 0.01, (0.8, 0.99), 1e-8)
-    assert np.allclose(p.data, param, rtol=1e-12)
 
 
 def wrong_walks():
@@ -190,85 +168,6 @@ def test_the_walk_of_the_package_modules_is_withheld_from_the_student(borrow):
     assert "withheld while grading" in feedback.result.checks[0].reason
     assert check("08.named_parameters", dict(CORRECT), time_limit=None).passed
     assert list(nn.Linear(2, 2).named_parameters())  # and the package's walk is back after
-
-
-def adam_variant(change):
-    def step(param, grad, m, v, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
-        b1, b2 = betas
-        m = b1 * m + (1 - b1) * grad
-        v = b2 * v + (1 - b2) * (grad if change == "not squared" else grad**2)
-        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
-        if change == "no bias correction":
-            m_hat, v_hat = m, v
-        if change == "returns corrected moments":
-            m, v = m_hat, v_hat
-        if change == "t off by one":
-            m_hat, v_hat = m / (1 - b1 ** (t + 1)), v / (1 - b2 ** (t + 1))
-        root = np.sqrt(v_hat + eps) if change == "eps inside" else np.sqrt(np.abs(v_hat)) + eps
-        return param - lr * m_hat / root, m, v
-
-    return step
-
-
-ADAM_HINTS = {  # the mistake -> a phrase of the one hint it gets
-    "no bias correction": "far shorter than lr",
-    "returns corrected moments": "the bias-corrected ones",
-    "t off by one": "depends on the step number",
-    "eps inside": "where eps enters",
-    "not squared": "must not lower",
-}
-
-
-@pytest.mark.parametrize(
-    "change, failing",
-    [
-        (
-            "no bias correction",
-            {
-                "the first step has length lr",
-                "twenty steps in a row",
-                "tiny gradients, as small as eps",
-            },
-        ),
-        (
-            "returns corrected moments",
-            {"the moments are running averages", "twenty steps in a row"},
-        ),
-        (
-            "t off by one",
-            {
-                "the first step has length lr",
-                "twenty steps in a row",
-                "tiny gradients, as small as eps",
-            },
-        ),
-        (  # off by about eps / sqrt(v) everywhere, beyond the judge's 1e-9
-            "eps inside",
-            {
-                "the first step has length lr",
-                "twenty steps in a row",
-                "tiny gradients, as small as eps",
-            },
-        ),
-        ("not squared", None),
-    ],
-)
-def test_each_adam_mistake_gets_its_own_hint_and_no_other(change, failing):
-    result = grade("08.adam_step", {"adam_step": adam_variant(change)})
-    if failing is not None:
-        assert failed_checks(result) == failing
-    hints = [c.hint for c in result.checks if not c.passed]
-    assert hints and all(ADAM_HINTS[change] in h for h in hints), hints
-    others = [p for key, p in ADAM_HINTS.items() if key != change]
-    assert not any(p in h for h in hints for p in others)
-    assert not spoilers(exercise("08.adam_step"), hints + [c.reason for c in result.checks])
-
-
-def test_the_first_adam_step_has_length_lr():
-    step, _, _ = adam_step(
-        np.zeros(3), np.array([3.0, -0.2, 1e3]), np.zeros(3), np.zeros(3), 1, 0.1
-    )
-    assert np.allclose(step, [-0.1, 0.1, -0.1])
 
 
 def test_each_freeze_mistake_fails_the_check_aimed_at_it():

@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     chapter07,
     chapter08,
     chapter08_freeze,
+    chapter08_optim,
     chapter09,
     chapter10,
 )

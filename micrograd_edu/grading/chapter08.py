@@ -1,20 +1,16 @@
-"""Chapter 08's exercises 1 and 2: walking a module tree, and Adam's update.
+"""Chapter 08's exercise 1: walking a module tree.
 
-The oracles never ask the package for the answer: the parameter names come
-from the tree's own description (plain data the grader drew), Adam's update
-from its textbook formulas on plain floats.
+The oracle never asks the package for the answer: the parameter names come from the
+tree's own description (plain data the grader drew).
 """
 
 from __future__ import annotations
 
-import math
 import random
 
-import numpy as np
-
-from .plain import as_floats, describe
+from .plain import describe
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter08 import _build, _run_adam, _run_walk
+from .runners.chapter08 import _build, _run_walk
 
 # --- 1. named_parameters: the walk of the module tree -------------------------
 
@@ -226,164 +222,5 @@ NAMED_PARAMETERS = register(
             "seen.add(id(",
             'f"{prefix}{name}."',
         ),
-    )
-)
-
-
-# --- 2. adam_step: one update of Adam ------------------------------------------
-
-
-def _adam_reference(case: Case, mistake: str = "") -> tuple[list[float], list[float], list[float]]:
-    """Textbook Adam on plain floats, one coordinate at a time; with ``mistake``, what a
-    typical wrong version computes instead (the models behind the hints)."""
-    beta1, beta2 = case["betas"]
-    params, ms, vs = list(case["param"]), list(case["m"]), list(case["v"])
-    for step, grads in enumerate(case["grads"]):
-        t = case["t"] + (step if mistake != "same t" else 0)
-        t = t + 1 if mistake == "t + 1" else t
-        for i, g in enumerate(grads):
-            ms[i] = beta1 * ms[i] + (1 - beta1) * g
-            vs[i] = beta2 * vs[i] + (1 - beta2) * (g if mistake == "g not squared" else g * g)
-            m_hat, v_hat = ms[i] / (1 - beta1**t), vs[i] / (1 - beta2**t)
-            if mistake == "no correction":
-                m_hat, v_hat = ms[i], vs[i]
-            if mistake == "eps inside":
-                root = math.sqrt(v_hat + case["eps"])
-            else:
-                root = math.sqrt(abs(v_hat)) + case["eps"]
-            params[i] -= case["lr"] * m_hat / root
-            if mistake == "corrected returned":
-                ms[i], vs[i] = m_hat, v_hat
-    return params, ms, vs
-
-
-def _adam_is(mistake: str):
-    def matches(case: Case, seen: dict) -> bool:
-        model = dict(zip(("param", "m", "v"), _adam_reference(case, mistake), strict=True))
-        right = dict(zip(("param", "m", "v"), _adam_reference(case), strict=True))
-        keys = [k for k in model if not np.allclose(model[k], right[k], rtol=1e-9, atol=1e-12)]
-        return bool(keys) and all(
-            (got := as_floats(seen.get(k), len(case["param"]))) is not None
-            and np.allclose(got, model[k], rtol=1e-9, atol=1e-12)
-            for k in keys
-        )
-
-    return matches
-
-
-_ADAM_MISTAKES = (
-    Mistake(
-        _adam_is("no correction"),
-        "your first step is far shorter than lr: m and v start at 0, so after one step they "
-        "are only a small fraction of the gradient's size and square. Adam undoes that pull "
-        "towards 0, more at the first steps than later",
-    ),
-    Mistake(
-        _adam_is("corrected returned"),
-        "the m and v you return are the bias-corrected ones: the next step needs the running "
-        "averages themselves, which the correction only reads",
-    ),
-    Mistake(
-        lambda case, seen: _adam_is("same t")(case, seen) or _adam_is("t + 1")(case, seen),
-        "the correction depends on the step number: step t of a run must use that t",
-    ),
-    Mistake(
-        _adam_is("eps inside"),
-        "with gradients as small as eps, your step differs: look at where eps enters the update",
-    ),
-    Mistake(
-        _adam_is("g not squared"),
-        "v averages the gradient's size, which a negative gradient must not lower",
-    ),
-)
-
-
-def _adam_cases(steps: int, t: int, moments: bool, scale: float, eps: float = 1e-8):
-    def cases(rng: random.Random) -> list[Case]:
-        out = []
-        for _ in range(3):
-            n = rng.randint(1, 6)
-            out.append(
-                {
-                    "param": [rng.uniform(-2, 2) for _ in range(n)],
-                    "m": [rng.uniform(-1, 1) * moments for _ in range(n)],
-                    "v": [rng.uniform(0, 1) * moments for _ in range(n)],
-                    "grads": [[rng.gauss(0, scale) for _ in range(n)] for _ in range(steps)],
-                    "t": t,
-                    "lr": rng.choice([1e-3, 1e-2, 0.1]),
-                    "betas": [rng.choice([0.9, 0.8]), rng.choice([0.999, 0.99])],
-                    "eps": eps,
-                }
-            )
-        return out
-
-    return cases
-
-
-def _judge_adam(keys: tuple[str, ...]):
-    def judge(case: Case, seen: dict) -> str | None:
-        want = dict(zip(("param", "m", "v"), _adam_reference(case), strict=True))
-        for key in keys:
-            got = as_floats(seen.get(key), len(case["param"]))
-            if got is None:
-                return f"returned {describe(seen.get(key))} as the new {key}"
-            if not np.allclose(got, want[key], rtol=1e-9, atol=1e-12):
-                return f"wrong {key} after {len(case['grads'])} step(s) from t={case['t']}"
-        return None
-
-    return judge
-
-
-ADAM = register(
-    Exercise(
-        "08.adam_step",
-        "Adam's update",
-        2,
-        "adam_step(param, grad, m, v, t, lr, betas, eps) returns (param, m, v) after one "
-        "Adam step t (t = 1 for the first step).",
-        ("adam_step",),
-        (
-            Check(
-                "the first step has length lr",
-                "",
-                _adam_cases(1, 1, moments=False, scale=1.0),
-                _run_adam,
-                _judge_adam(("param",)),
-                mistakes=_ADAM_MISTAKES,
-            ),
-            Check(
-                "the moments are running averages",
-                "",
-                _adam_cases(1, 5, moments=True, scale=1.0),
-                _run_adam,
-                _judge_adam(("m", "v")),
-                mistakes=_ADAM_MISTAKES,
-            ),
-            Check(
-                "twenty steps in a row",
-                "",
-                _adam_cases(20, 1, moments=False, scale=0.5),
-                _run_adam,
-                _judge_adam(("param", "m", "v")),
-                mistakes=_ADAM_MISTAKES,
-            ),
-            Check(
-                "tiny gradients, as small as eps",
-                "",
-                _adam_cases(1, 1, moments=False, scale=1e-8, eps=1e-8),
-                _run_adam,
-                _judge_adam(("param",)),
-                mistakes=_ADAM_MISTAKES,
-            ),
-        ),
-        answers=(
-            "m / (1 - beta1**t)",
-            "v / (1 - beta2**t)",
-            "np.sqrt(v_hat) + eps",
-            "sqrt(v_hat) + eps",
-            "beta1 * m + (1 - beta1) * grad",
-            "(1 - beta2) * grad**2",
-        ),
-        withheld=("micrograd_edu.optim.Adam",),
     )
 )

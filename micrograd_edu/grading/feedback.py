@@ -81,7 +81,7 @@ def _lines(r: ExerciseResult) -> list[tuple[str, str, str]]:
 
 
 def _line(c: CheckResult) -> tuple[str, str, str]:
-    points = f" ({c.score:g}/{c.max_score:g})" if c.max_score else ""
+    points = f" ({c.score:.3g}/{c.max_score:.3g})" if c.max_score else ""
     if c.passed:
         return ("✔", c.name + points, "")
     if not c.ran:

@@ -41,20 +41,3 @@ def _run_walk(functions: dict, case: Case) -> dict:
         names.append(name)
         which.append(index.get(id(param), -1))
     return {"names": names, "which": which}
-
-
-def _run_adam(functions: dict, case: Case) -> dict:
-    param, m, v = (np.array(case[k], dtype=float) for k in ("param", "m", "v"))
-    for step, grad in enumerate(case["grads"]):
-        out = functions["adam_step"](
-            param.copy(),
-            np.array(grad),
-            m.copy(),
-            v.copy(),
-            case["t"] + step,
-            case["lr"],
-            tuple(case["betas"]),
-            case["eps"],
-        )
-        param, m, v = (np.array(a, dtype=float).reshape(-1) for a in out)
-    return {"param": param, "m": m, "v": v}
