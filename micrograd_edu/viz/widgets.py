@@ -45,9 +45,13 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
     }
 
 
-_ECHO_SECONDS = 10.0  # how long after a value set from code a front end's old value is stale
-_RESEND_AFTER = (1.0, 4.0)  # seconds: a value set from code is sent again, for a front end
-# that was still building the slider and missed the first message
+# How long after a value set from code a front end's old value is taken for a stale echo.
+# A browser under load (CI's, a laptop's running a class's notebooks) can take tens of
+# seconds to draw a slider; the cost of a long window is only that a drag back to exactly
+# the replaced value within it is undone once.
+_ECHO_SECONDS = 60.0
+_RESEND_AFTER = (1.0, 4.0, 15.0, 40.0)  # seconds: a value set from code is sent again, for
+# a front end that was still building the slider and missed the first message
 
 # A figure is drawn at twice the pixels it is shown with, so it stays sharp on a laptop's
 # high-density screen, and shown at its own aspect ratio, never wider than the output area.
