@@ -24,10 +24,27 @@ def unbroadcast(grad, shape):
 
 
 def matmul_backward(a, b, dc):
-    # a vector is a one-row (left) or one-column (right) matrix
-    a2, b2 = a.reshape(-1, a.shape[-1]), b.reshape(b.shape[0], -1)
-    dc2 = np.reshape(dc, (a2.shape[0], b2.shape[1]))
-    return (dc2 @ b2.T).reshape(a.shape), (a2.T @ dc2).reshape(b.shape)
+    # a vector is a one-row (left) or one-column (right) matrix; a stack of matrices
+    # multiplies matrix by matrix, and an input broadcast over the stack sums its shares
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    dc2 = np.asarray(dc, dtype=float)
+    dc2 = dc2[..., None] if b.ndim == 1 else dc2  # the column B was
+    dc2 = dc2[..., None, :] if a.ndim == 1 else dc2  # the row A was
+    da = unbroadcast(dc2 @ np.swapaxes(b2, -1, -2), a2.shape)
+    db = unbroadcast(np.swapaxes(a2, -1, -2) @ dc2, b2.shape)
+    return da.reshape(a.shape), db.reshape(b.shape)
+
+
+def matmul_2d_only(a, b, dc):
+    """Right for matrices and vectors; a stack's gradients keep the product's batch axes."""
+    if max(a.ndim, b.ndim) < 3:
+        return matmul_backward(a, b, dc)
+    b2 = b[:, None] if b.ndim == 1 else b
+    dc2 = np.expand_dims(dc, -1) if b.ndim == 1 else dc
+    da = dc2 @ np.swapaxes(b2, -1, -2)
+    db = np.swapaxes(a, -1, -2) @ dc2
+    return da, db.reshape(db.shape[:-1]) if b.ndim == 1 else db
 
 
 def linear_backward(x, w, b, dy):
@@ -55,7 +72,9 @@ def test_reference_answers_pass_every_check_on_any_seed(seed):
 def test_the_reference_matmul_backward_agrees_with_torch_when_installed():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
-    for a_shape, b_shape in [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,))]:
+    shapes = [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,))]
+    shapes += [((2, 3, 4), (4, 5)), ((3, 1, 2, 4), (2, 4, 5)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3))]
+    for a_shape, b_shape in shapes:
         a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
         ta = torch.tensor(a, requires_grad=True)
         tb = torch.tensor(b, requires_grad=True)
@@ -81,6 +100,8 @@ HINTS = {
     "as they stood": "the factors enter as they stood",
     "transposed": "laid out transposed",
     "1-D": "a 1-D vector has no second axis",
+    "batch axes": "with the batch axes of the product",
+    "stack reversed": ".T reverses every axis",
     "x twice": "x appears twice",
     "not symmetric": "equal only when A equals its transpose",
     "rows and columns": "rows and columns are swapped",
@@ -103,6 +124,7 @@ def _column_major(x, w):
     return np.kron(np.eye(b), w.T)[np.ix_(rows, cols)]
 
 
+STACKS = "stacks of matrices, with broadcast batch axes"
 MISTAKES = [  # (exercise, function, the mistake, the checks it fails, its hint)
     ("06.unbroadcast", "unbroadcast", lambda g, s: g, BROADCASTING, "grad itself"),
     (  # summed the batch axis away without keeping it
@@ -150,22 +172,29 @@ MISTAKES = [  # (exercise, function, the mistake, the checks it fails, its hint)
         "06.matmul_backward",
         "matmul_backward",
         lambda a, b, dc: (dc @ b, a @ dc),
-        {"square matrices", "non-square matrices", "1-D vectors"},
-        ("as they stood", "1-D"),  # on vectors its products raise: the vector hint fits
+        {"square matrices", "non-square matrices", "1-D vectors", STACKS},
+        ("as they stood", "1-D", "stack reversed", "batch axes"),  # vectors and stacks raise
     ),
     (  # transposed results
         "06.matmul_backward",
         "matmul_backward",
         lambda a, b, dc: tuple(np.transpose(g) for g in matmul_backward(a, b, dc)),
-        {"square matrices", "non-square matrices", "1-D vectors"},
+        {"square matrices", "non-square matrices", "1-D vectors", STACKS},
         ("transposed", "1-D"),
     ),
-    (  # right for matrices, but .T on 1-D vectors does nothing
+    (  # right for matrices, but .T on 1-D vectors does nothing (and reverses a stack)
         "06.matmul_backward",
         "matmul_backward",
         lambda a, b, dc: (dc @ b.T, a.T @ dc),
-        {"1-D vectors"},
-        "1-D",
+        {"1-D vectors", STACKS},
+        ("1-D", "stack reversed"),
+    ),
+    (  # right for matrices and vectors, the stacks' gradients never summed back
+        "06.matmul_backward",
+        "matmul_backward",
+        matmul_2d_only,
+        {STACKS},
+        "batch axes",
     ),
     (
         "06.quadratic_form_grad",

@@ -14,6 +14,7 @@ import random
 import numpy as np
 
 from .arrays import compare, numerical_gradients, random_matrix, same
+from .references import unbroadcast_reference
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter06 import _run_matmul, _run_quadratic, _run_unbroadcast
 
@@ -175,18 +176,25 @@ UNBROADCAST = register(
 
 def _matmul_cases(kinds: list[str]):
     """One case per kind: "square", "matrix" (m, k) @ (k, n) with m, k, n all different,
-    "matvec" (m, k) @ (k,), "vecmat" (k,) @ (k, n), "dot" (k,) @ (k,)."""
+    "matvec" (m, k) @ (k,), "vecmat" (k,) @ (k, n), "dot" (k,) @ (k,); stacks of
+    matrices: "stacked" (p, m, k) @ (p, k, n), "shared" (p, m, k) @ (k, n) (one B for the
+    whole batch), "broadcast" (q, 1, m, k) @ (p, k, n), "stackvec" (p, m, k) @ (k,)."""
 
     def cases(rng: random.Random) -> list[Case]:
         out = []
         for kind in kinds:
             m, k, n = rng.sample(range(2, 7), 3)
+            p, q = rng.sample(range(2, 5), 2)
             a_shape, b_shape = {
                 "square": ((k, k), (k, k)),
                 "matrix": ((m, k), (k, n)),
                 "matvec": ((m, k), (k,)),
                 "vecmat": ((k,), (k, n)),
                 "dot": ((k,), (k,)),
+                "stacked": ((p, m, k), (p, k, n)),
+                "shared": ((p, m, k), (k, n)),
+                "broadcast": ((q, 1, m, k), (p, k, n)),
+                "stackvec": ((p, m, k), (k,)),
             }[kind]
             c_shape = (np.zeros(a_shape) @ np.zeros(b_shape)).shape
             out.append(
@@ -225,11 +233,39 @@ def _pair_is(model):
     return matches
 
 
+def _swap(x: np.ndarray) -> np.ndarray:
+    return np.swapaxes(x, -1, -2)
+
+
+def _batch_not_summed(case: Case, seen: dict) -> bool:
+    # the products' gradients, each with the product's batch axes, never summed back to
+    # an input that broadcasting used in several products
+    a, b, dc = _abc(case)
+    if a.ndim < 3 or b.ndim < 2:
+        return False
+    want_a, want_b = dc @ _swap(b), _swap(a) @ dc
+    sums_a, sums_b = want_a.shape != a.shape, want_b.shape != b.shape
+    return (sums_a and same(seen.get("dA"), want_a)) or (sums_b and same(seen.get("dB"), want_b))
+
+
+def _stack_transposed_whole(case: Case, seen: dict) -> bool:
+    # .T on a stack of matrices reverses every axis, not only the last two
+    a, b, dc = _abc(case)
+    if max(a.ndim, b.ndim) < 3:
+        return False
+    if "error" in seen:
+        return "matmul" in str(seen["error"]) or "shapes" in str(seen["error"])
+    try:
+        return same(seen.get("dA"), dc @ b.T) or same(seen.get("dB"), a.T @ dc)
+    except ValueError:
+        return False
+
+
 def _vector_flattened(case: Case, seen: dict) -> bool:
     # with a 1-D input, a gradient came back of the wrong size, or the products raised
     # (matrices pass): .T left the vector as it was
     a, b, _ = _abc(case)
-    if a.ndim == 2 and b.ndim == 2:
+    if a.ndim != 1 and b.ndim != 1:
         return False
     if "error" in seen:
         return "ValueError" in str(seen["error"])
@@ -247,6 +283,17 @@ _MATMUL_MISTAKES = (
         "the right entries, laid out transposed: each gradient has the shape of its input",
     ),
     Mistake(
+        _batch_not_summed,
+        "a gradient came back with the batch axes of the product, not of its input: an "
+        "input that broadcasting shared among several products of the stack collects a "
+        "contribution from each of them (exercise 1's idea)",
+    ),
+    Mistake(
+        _stack_transposed_whole,
+        ".T reverses every axis of an array, so on a stack of matrices it also reverses the "
+        "stack: transpose only the last two axes",
+    ),
+    Mistake(
         _vector_flattened,
         "a 1-D vector has no second axis, so .T leaves it as it is: treat a vector on the "
         "left as a one-row matrix and on the right as a one-column matrix",
@@ -260,7 +307,8 @@ MATMUL = register(
         "The backward of the matrix product",
         3,
         "matmul_backward(A, B, dC) returns (dA, dB), the gradients of sum(dC * (A @ B)) "
-        "with respect to A and B, for matrices and 1-D vectors.",
+        "with respect to A and B, for matrices, 1-D vectors and stacks of matrices whose "
+        "batch axes broadcast.",
         ("matmul_backward",),
         (
             Check(
@@ -287,8 +335,22 @@ MATMUL = register(
                 _judge_matmul,
                 mistakes=_MATMUL_MISTAKES,
             ),
+            Check(
+                "stacks of matrices, with broadcast batch axes",
+                "",
+                _matmul_cases(["stacked", "shared", "broadcast", "stackvec"]),
+                _run_matmul,
+                _judge_matmul,
+                weight=2,
+                mistakes=_MATMUL_MISTAKES,
+            ),
         ),
+        requires={"unbroadcast": unbroadcast_reference},
         answers=(
+            "dC2 @ np.swapaxes(B2, -1, -2)",
+            "np.swapaxes(A2, -1, -2) @ dC2",
+            r"\bar C B^\top",
+            r"A^\top \bar C",
             "dC2 @ B2.T",
             "A2.T @ dC2",
             "dC @ B.T",
@@ -379,7 +441,7 @@ QUADRATIC = register(
                 mistakes=_QUADRATIC_MISTAKES,
             ),
         ),
-        answers=("(A + A.T) @ x", "(A + Aᵀ)x", "A @ x + A.T @ x", "Ax + Aᵀx"),
+        answers=("(A + A.T) @ x", "(A + Aᵀ)x", "A @ x + A.T @ x", "Ax + Aᵀx", r"(A + A^\top)x"),
         withheld=WITHHELD,
     )
 )

@@ -66,3 +66,14 @@ def minibatch_indices(n: int, batch_size: int, rng: Any) -> list:
     """One permutation of range(n), cut into consecutive batches."""
     order = rng.permutation(n)
     return [order[k : k + batch_size] for k in range(0, n, batch_size)]
+
+
+def unbroadcast_reference(grad: Any, shape: tuple) -> Any:
+    """``grad`` summed over the axes broadcasting added or stretched, back to ``shape``."""
+    import numpy as np
+
+    grad = np.asarray(grad, dtype=float)
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra))) if extra > 0 else grad
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
