@@ -3,10 +3,15 @@ reference solution's key expressions in ``Exercise.answers``, and none of them m
 what a student is shown: the statement, every check's hint, every mistake's hint, and the
 feedback on the typical mistakes the chapters' tests grade."""
 
+from pathlib import Path
+
 import pytest
 from grading_helpers import grade, spoilers
 
 from micrograd_edu.grading import EXERCISES
+from micrograd_edu.grading.notebook import read_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
 
 WITH_ANSWERS = [ex for ex in EXERCISES.values() if ex.answers]
 
@@ -27,6 +32,21 @@ def test_every_exercise_of_chapters_01_and_03_to_10_lists_its_answers():
 @pytest.mark.parametrize("ex", WITH_ANSWERS, ids=[ex.id for ex in WITH_ANSWERS])
 def test_no_statement_or_hint_contains_the_answer(ex):
     assert not spoilers(ex, shown(ex))
+
+
+def statements(chapter: str) -> list[str]:
+    """The text cells of a chapter's exercise notebook: what the student reads there."""
+    (path,) = (ROOT / "solutions").glob(f"{chapter}_*.ipynb")
+    cells = read_notebook(path)["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+
+
+@pytest.mark.parametrize("ex", WITH_ANSWERS, ids=[ex.id for ex in WITH_ANSWERS])
+def test_no_exercise_notebook_states_the_answer(ex):
+    # The statement in the notebook gives the goal, the shapes and the tools; the formula
+    # or the code it asks for is the student's to derive (issue 12). Answers are listed in
+    # code and in the notation the notebooks write formulas in.
+    assert not spoilers(ex, statements(ex.chapter))
 
 
 def test_a_spoiler_is_caught():

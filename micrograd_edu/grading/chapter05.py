@@ -331,6 +331,6 @@ VJP = register(
                 serve=secret_scales,
             ),
         ),
-        answers=("total + weight * y", "Σ v_i f_i", "weight * y"),
+        answers=("total + weight * y", "Σ v_i f_i", r"\sum_i v_i f_i", "weight * y"),
     )
 )

@@ -114,7 +114,13 @@ JACOBIAN = register(
                 mistakes=_JACOBIAN_MISTAKES,
             ),
         ),
-        answers=("np.kron(np.eye(X.shape[0]), W.T)", "kron(", "eye("),
+        answers=(
+            "np.kron(np.eye(X.shape[0]), W.T)",
+            "kron(",
+            "eye(",
+            r"copies of $W^\top$",
+            "block diagonal",
+        ),
         withheld=WITHHELD,
     )
 )
@@ -241,7 +247,16 @@ BACKWARD = register(
                 mistakes=_backward_mistakes(),
             ),
         ),
-        answers=("dY @ W.T", "X.T @ dY", "dY.sum(axis=0)", "dY Wᵀ", "Xᵀ dY"),
+        answers=(
+            "dY @ W.T",
+            "X.T @ dY",
+            "dY.sum(axis=0)",
+            "dY Wᵀ",
+            "Xᵀ dY",
+            r"\bar Y W^\top",
+            r"X^\top \bar Y",
+            r"\sum_i \bar Y_{ij}",
+        ),
         withheld=WITHHELD,
     )
 )
@@ -279,6 +294,9 @@ TORCH_LAYOUT = register(
             "grad_output.T @ x",
             "grad_outputᵀ x",
             "grad_output.sum(axis=0)",
+            r"\bar Y^\top X",
+            r"\bar y^\top x",
+            r"= \bar Y A",
         ),
         withheld=WITHHELD,
     )

@@ -218,7 +218,6 @@ NAMED_PARAMETERS = register(
         alone=True,  # the chapter's other exercises, and their runners, walk modules
         answers=(
             "node._parameters.items()",
-            "named_children()",
             "seen.add(id(",
             'f"{prefix}{name}."',
         ),

@@ -266,7 +266,13 @@ FIT_LINEAR = register(
             "numpy.linalg.inv",
             "scipy",
         ),
-        answers=("y.reshape(-1)", "eigvalsh", "X.T @ (X @ beta - y)", "1.0 / np.linalg"),
+        answers=(
+            "y.reshape(-1)",
+            "eigvalsh",
+            "X.T @ (X @ beta - y)",
+            "1.0 / np.linalg",
+            r"\frac{2}{n} X^\top (Xb - y)",
+        ),
     )
 )
 
