@@ -157,7 +157,9 @@ MISTAKES = [  # (exercise, function, the mistake, the checks it fails, its hint)
         "unbroadcast",
         _lead,
         {"a (1, n) row added to an (m, n) batch", "length-1 axes anywhere"},
-        "grad itself",  # the first failing case of each check had no leading axes
+        # where every failing case has no leading axes, it returned grad itself; where some
+        # have, the leading axes are summed and the stretched ones are not
+        ("grad itself", "not stretched"),
     ),
     (  # always the first axis
         "06.unbroadcast",

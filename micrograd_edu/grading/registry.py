@@ -98,16 +98,28 @@ class Check:
     # it as ``case["ask"](request)``; the judge reads the count as ``seen["calls"]``.
     serve: Callable[[Case, Any], Any] | None = None
 
-    def hint_for(self, case: Case, seen: Any) -> str:
-        """The hint for a failure on ``case`` that returned ``seen``."""
+    def hint_for(self, failures: list[tuple[Case, Any]]) -> str:
+        """The hint for the check's failures, each a case and what the student's code
+        returned on it: that of the first mistake whose model explains every one of them
+        (on one small case two mistakes may give the same output; across all the cases
+        that failed, only the one that was made fits). Where none explains them all (two
+        mistakes, each showing on its own cases), that of the first mistake seen on the
+        first failure; else none."""
         if not self.mistakes:
             return self.hint
-        for mistake in self.mistakes:
+
+        def fits(mistake: Mistake, case: Case, seen: Any) -> bool:
             try:
-                if isinstance(seen, dict) and mistake.matches(case, seen):
-                    return mistake.hint
+                return isinstance(seen, dict) and bool(mistake.matches(case, seen))
             except Exception:  # a malformed observation matches no model
-                continue
+                return False
+
+        for mistake in self.mistakes:
+            if failures and all(fits(mistake, case, seen) for case, seen in failures):
+                return mistake.hint
+        for mistake in self.mistakes:
+            if failures and fits(mistake, *failures[0]):
+                return mistake.hint
         return ""
 
 
@@ -409,15 +421,18 @@ def judge(
         zip(ex.checks, cases, per_check, strict=True)
     ):
         seen_cases = seen_cases if isinstance(seen_cases, list) else []
-        reason, hint = None, check.hint
+        reason, hint, failures = None, check.hint, []
         if len(seen_cases) != len(check_cases):
             reason = "the submission reported the wrong number of results"
         for j, (case, seen) in enumerate(zip(check_cases, seen_cases, strict=False)):
             if check.serve is not None and isinstance(seen, dict):
                 seen = {**seen, "calls": calls.get((i, j), 0)}  # the grader's count, not its own
-            if reason is None:
-                reason = _judge_case(check, case, seen)
-                hint = check.hint_for(case, seen) if reason else hint
+            why = _judge_case(check, case, seen)
+            if why is not None:
+                reason = reason or why  # the first failure is the one reported
+                failures.append((case, seen))
+        if failures:
+            hint = check.hint_for(failures)
         share = ex.points * check.weight / total
         if reason is not None and reason.startswith("raised ") and reason in raised:
             reported = "your function raised (see above), so this was not checked"
