@@ -256,33 +256,62 @@ def test_a_wrong_value_is_described_by_its_relative_error_not_by_the_answer():
     assert result.checks[0].reason.endswith("relative error 0.001 (1e-08 allowed)")
 
 
-def test_gradient_mistakes_fail_their_own_checks():
-    def forgot_to_restore(f, xs, h=1e-5):
-        grad = []
-        for i in range(len(xs)):
-            xs[i] += h
-            up = f(xs)
-            xs[i] -= 2 * h
-            grad.append((up - f(xs)) / (2 * h))
-        return grad
+def gradient_not_restored(f, xs, h=1e-5):
+    grad = []
+    for i in range(len(xs)):
+        xs[i] += h
+        up = f(xs)
+        xs[i] -= 2 * h
+        grad.append((up - f(xs)) / (2 * h))
+    return grad
 
-    def one_sided(f, xs, h=1e-5):
-        base = f(xs)
-        return [(f(xs[:i] + [xs[i] + h] + xs[i + 1 :]) - base) / h for i in range(len(xs))]
 
-    def quadratic_cost(f, xs, h=1e-5):
-        # recomputes every partial for every coordinate and keeps one: O(n^2) evaluations
-        return [CORRECT["numerical_gradient"](f, xs, h)[i] for i in range(len(xs))]
+def gradient_one_sided(f, xs, h=1e-5):
+    base = f(xs)
+    return [(f(xs[:i] + [xs[i] + h] + xs[i + 1 :]) - base) / h for i in range(len(xs))]
 
-    assert "leaves xs unchanged" in failed_checks(
-        grade("01.numerical_gradient", {"numerical_gradient": forgot_to_restore})
-    )
-    assert "gradient of a non-polynomial function" in failed_checks(
-        grade("01.numerical_gradient", {"numerical_gradient": one_sided})
-    )
-    assert failed_checks(
-        grade("01.numerical_gradient", {"numerical_gradient": quadratic_cost})
-    ) == {"evaluates f O(n) times"}
+
+def gradient_over_h(f, xs, h=1e-5):
+    return [2 * g for g in CORRECT["numerical_gradient"](f, xs, h)]
+
+
+def gradient_n_squared(f, xs, h=1e-5):
+    # recomputes every partial for every coordinate and keeps one: O(n^2) evaluations
+    return [CORRECT["numerical_gradient"](f, xs, h)[i] for i in range(len(xs))]
+
+
+GRADIENT_HINTS = {
+    "restore": "where do the coordinates you already handled stand",
+    "moved": "each coordinate ends h below where it started",
+    "one-sided": "a one-sided quotient leaves an error",
+    "twice": "twice the right one",
+}
+QUADRATIC, RING = (
+    "gradient of a quadratic with cross terms",
+    "gradient of a non-polynomial function",
+)
+
+
+@pytest.mark.parametrize("seed", ["test", "other", "third", "fourth"])
+@pytest.mark.parametrize(
+    "wrong, failing, hints",
+    [  # the mistake, the checks it fails (on any seed), the hints they give
+        # (on the ring its shift shows only where a cosine is not near 0: not on every seed)
+        (gradient_not_restored, {QUADRATIC, "leaves xs unchanged"}, {"restore", "moved"}),
+        (gradient_one_sided, {QUADRATIC, RING}, {"one-sided"}),
+        (gradient_over_h, {QUADRATIC, RING}, {"twice"}),
+        (gradient_n_squared, {"evaluates f O(n) times"}, set()),
+    ],
+    ids=["not restored", "one-sided", "over h", "n squared calls"],
+)
+def test_each_gradient_mistake_fails_its_checks_with_its_own_hint(wrong, failing, hints, seed):
+    result = grade("01.numerical_gradient", {"numerical_gradient": wrong}, seed)
+    failed = failed_checks(result)
+    assert failing <= failed <= failing | {RING}, [(c.name, c.reason) for c in result.checks]
+    shown = {c.hint for c in result.checks if not c.passed and c.hint}
+    named = {key for key, phrase in GRADIENT_HINTS.items() for h in shown if phrase in h}
+    assert named == hints, shown
+    assert all(c.reason for c in result.checks if not c.passed)
 
 
 @pytest.mark.parametrize(

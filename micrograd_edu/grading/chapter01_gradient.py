@@ -17,7 +17,7 @@ from typing import Any
 from .chapter01 import SECOND_DERIVATIVES, WITHHELD, number_in
 from .plain import as_floats, close, describe
 from .references import central_quotient
-from .registry import HELD, Case, Check, Exercise, register
+from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter01 import SMOOTH
 from .runners.chapter01_gradient import _run_gradient, _run_step
 
@@ -56,20 +56,90 @@ def _ring_gradient(case: Case) -> list[float]:
 
 
 def _gradient_cases(sizes: tuple[int, int], ring: bool = False) -> Callable:
+    """Three points xs, each with a ring of sines or a quadratic whose matrix is symmetric
+    with every entry at least 0.7 in size and whose gradient is at most 4 in size: a
+    coordinate left moved by h (1e-5) then shifts the second partial derivative by at least
+    7e-6, and a one-sided quotient every one by 3.5e-6, far beyond the judge's tolerance
+    (1e-7 of at most 4), on any seed."""
+
     def cases(rng: random.Random) -> list[Case]:
         out = []
         for _ in range(3):
             n = rng.randint(*sizes)
-            case: Case = {"xs": [rng.uniform(-2, 2) for _ in range(n)], "ring": ring}
+            half = 2.0 if ring else 0.5  # |gradient| <= 6 * 0.5 + 1 for the quadratic
+            case: Case = {"xs": [rng.uniform(-half, half) for _ in range(n)], "ring": ring}
             if not ring:
-                case[HELD] = {
-                    "A": [[rng.uniform(-1, 1) for _ in range(n)] for _ in range(n)],
-                    "b": [rng.uniform(-1, 1) for _ in range(n)],
-                }
+                a = [[0.0] * n for _ in range(n)]
+                for i in range(n):
+                    for j in range(i + 1):
+                        a[i][j] = a[j][i] = rng.choice((-1, 1)) * rng.uniform(0.7, 1.0)
+                case[HELD] = {"A": a, "b": [rng.uniform(-1, 1) for _ in range(n)]}
             out.append(case)
         return out
 
     return cases
+
+
+_H = 1e-5  # the step the runner passes
+
+
+def _mistaken_gradient(case: Case, mistake: str) -> tuple[list[float], list[float]]:
+    """The gradient, and xs after the call, of a typical wrong numerical_gradient run on
+    the case with the grader's f."""
+    x, grad = list(case["xs"]), []
+    for i in range(len(x)):
+        base = _value(case, x)
+        x[i] += _H
+        up = _value(case, x)
+        x[i] -= 2 * _H
+        down = _value(case, x)
+        if mistake == "forward":
+            grad.append((up - base) / _H)
+        elif mistake == "over h":
+            grad.append((up - down) / _H)
+        else:  # "not restored": the coordinate is left at x - h
+            grad.append((up - down) / (2 * _H))
+        if mistake != "not restored":
+            x[i] += _H
+    return grad, x
+
+
+def _gradient_is(mistake: str) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        grad = as_floats(seen.get("grad"), len(case["xs"]))
+        model, _ = _mistaken_gradient(case, mistake)
+        return grad is not None and all(
+            close(g, m, 1e-7, 1e-9) for g, m in zip(grad, model, strict=True)
+        )
+
+    return matches
+
+
+def _left_moved(case: Case, seen: dict) -> bool:
+    after = as_floats(seen.get("xs_after"), len(case["xs"]))
+    _, moved = _mistaken_gradient(case, "not restored")
+    return after is not None and all(
+        close(a, m, 1e-9, 1e-12) for a, m in zip(after, moved, strict=True)
+    )
+
+
+_GRADIENT_MISTAKES = (
+    Mistake(
+        _gradient_is("not restored"),
+        "each partial derivative after the first is off by a little: when you differentiate "
+        "along one coordinate, where do the coordinates you already handled stand?",
+    ),
+    Mistake(
+        _gradient_is("forward"),
+        "your partial derivatives are off by about h: a one-sided quotient leaves an error "
+        "proportional to h, where the lecture's central quotient cancels it",
+    ),
+    Mistake(
+        _gradient_is("over h"),
+        "every partial derivative is twice the right one: how far apart are the two "
+        "points your quotient compares?",
+    ),
+)
 
 
 def _judge_gradient(case: Case, seen: dict) -> str | None:
@@ -78,9 +148,15 @@ def _judge_gradient(case: Case, seen: dict) -> str | None:
     if grad is None:
         return f"returned {describe(seen.get('grad'))} for {n} variables; expected {n} numbers"
     want = _ring_gradient(case) if case["ring"] else _quadratic_gradient(case)
-    if all(close(g, w, 1e-6, 1e-6) for g, w in zip(grad, want, strict=True)):
+    # A central difference with h = 1e-5 is within about 1e-9 here (rounding, and h² times
+    # the third derivative); a one-sided one, or a point left moved, is off by 1e-6 or more.
+    if all(close(g, w, 1e-7, 1e-7) for g, w in zip(grad, want, strict=True)):
         return None
-    return f"wrong gradient for a function of {n} variables"
+    worst = max(range(n), key=lambda k: abs(grad[k] - want[k]) / max(abs(want[k]), 1.0))
+    return (
+        f"wrong gradient for a function of {n} variables: partial derivative {worst + 1} is "
+        f"off by {abs(grad[worst] - want[worst]):.1e}, where 1e-7 is allowed"
+    )
 
 
 def _judge_unchanged(case: Case, seen: dict) -> str | None:
@@ -111,29 +187,35 @@ GRADIENT = register(
         (
             Check(
                 "gradient of a quadratic with cross terms",
-                "perturb one coordinate at a time, put it back before the next, "
-                "and return one partial derivative per variable",
-                _gradient_cases((1, 6)),
+                "",
+                _gradient_cases((2, 6)),
                 _run_gradient,
                 _judge_gradient,
+                mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
             ),
             Check(
                 "gradient of a non-polynomial function",
-                "use a central difference in each coordinate: a one-sided step leaves "
-                "an error proportional to h",
+                "",
                 _gradient_cases((1, 6), ring=True),
                 _run_gradient,
                 _judge_gradient,
+                mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
             ),
             Check(
                 "leaves xs unchanged",
-                "the caller's point must not move: perturb a copy, or put each coordinate "
-                "back exactly as it was",
+                "",
                 _gradient_cases((2, 5)),
                 _run_gradient,
                 _judge_unchanged,
+                mistakes=(
+                    Mistake(
+                        _left_moved,
+                        "each coordinate ends h below where it started: the caller's point "
+                        "must be exactly as it was after the call",
+                    ),
+                ),
                 serve=_evaluate,
             ),
             Check(
