@@ -5,7 +5,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from grading_helpers import explained, failed_checks, grade, spoilers
+from grading_helpers import failed_checks, grade, spoilers
 
 from micrograd_edu.forward import Dual
 from micrograd_edu.grading import chapter, exercise, gradebook
@@ -17,21 +17,23 @@ from micrograd_edu.symbolic import Apply, Constant, Symbol, size
 # --- reference answers -------------------------------------------------------
 
 
-def product_rule(u, du, v, dv):
-    return u * dv + v * du
-
-
 def quotient_rule(u, du, v, dv):
-    return (du * v - u * dv) / v**2
+    # written differently from the solution notebook: u times the derivative of 1 / v
+    return du / v + u * (-dv / (v * v))
 
 
-def my_diff(expr, var, other_symbols_vary=False):
+def power_rule(u, du, v, dv):
+    return u**v * (dv * u.log() + v * du / u)
+
+
+def my_diff(expr, var, change=""):
+    """The derivative of expr; with ``change``, a typical mistake (the grader's models)."""
     if isinstance(expr, Constant):
         return Constant(0)
     if isinstance(expr, Symbol):
-        return Constant(1 if expr.name == var.name or other_symbols_vary else 0)
+        return Constant(1 if expr.name == var.name or change == "every symbol" else 0)
     a = expr.args
-    d = [my_diff(arg, var, other_symbols_vary) for arg in a]
+    d = [my_diff(arg, var, change) for arg in a]
     if expr.op == "add":
         return d[0] + d[1]
     if expr.op == "sub":
@@ -39,17 +41,39 @@ def my_diff(expr, var, other_symbols_vary=False):
     if expr.op == "neg":
         return -d[0]
     if expr.op == "mul":
-        return product_rule(a[0], d[0], a[1], d[1])
+        return d[0] * d[1] if change == "product of derivatives" else a[0] * d[1] + a[1] * d[0]
     if expr.op == "div":
         return quotient_rule(a[0], d[0], a[1], d[1])
+    inner = Constant(1) if change == "no chain rule" else d[0]
     if expr.op == "pow":
-        return a[1] * a[0] ** (a[1] - 1) * d[0]
-    local = {"sin": a[0].cos(), "cos": -a[0].sin(), "exp": expr, "log": 1 / a[0]}[expr.op]
-    return local * d[0]
+        exponent = a[1] if change == "exponent kept" else a[1] - 1
+        return a[1] * a[0] ** exponent * inner
+    sign = 1 if change == "cos sign" else -1
+    local = {"sin": a[0].cos(), "cos": sign * a[0].sin(), "exp": expr, "log": 1 / a[0]}[expr.op]
+    return local * inner
 
 
 def my_size(expr):
     return 1 + sum(my_size(arg) for arg in expr.args)
+
+
+def count(expr, change, seen=None):
+    """Typical wrong sizes: each distinct node once, the leaves only, the operations only."""
+    seen = set() if seen is None else seen
+    if change == "distinct" and id(expr) in seen:
+        return 0
+    seen.add(id(expr))
+    own = {"leaves": int(not expr.args), "operations": int(bool(expr.args))}.get(change, 1)
+    return own + sum(count(arg, change, seen) for arg in expr.args)
+
+
+def fold_one_level(expr):
+    """Folds a node whose arguments are constants as given, never its folded arguments."""
+    if not isinstance(expr, Apply):
+        return expr
+    if all(isinstance(a, Constant) for a in expr.args):
+        return Constant(expr.evaluate())
+    return Apply(expr.op, tuple(fold_one_level(a) for a in expr.args))
 
 
 def fold_constants(expr):
@@ -121,8 +145,8 @@ def jacobian_forward(f, xs):
 
 
 CORRECT = {
-    "product_rule": product_rule,
     "quotient_rule": quotient_rule,
+    "power_rule": power_rule,
     "my_diff": my_diff,
     "my_size": my_size,
     "fold_constants": fold_constants,
@@ -168,76 +192,150 @@ def test_encode_reads_only_the_packages_node_classes():
 
 
 def test_a_returned_string_or_number_is_named_in_the_reason():
-    result = grade("02.product_rule", {"product_rule": lambda u, du, v, dv: "u dv + v du"})
+    result = grade("02.quotient_rule", {"quotient_rule": lambda u, du, v, dv: "du v - u dv"})
     assert not result.passed and "str" in result.checks[0].reason
     # a plain number is a constant expression: wrong, but readable
-    result = grade("02.product_rule", {"product_rule": lambda u, du, v, dv: 1.0})
-    assert "wrong derivative" in result.checks[0].reason
+    result = grade("02.quotient_rule", {"quotient_rule": lambda u, du, v, dv: 1.0})
+    assert "times the right one" in result.checks[0].reason or "wrong" in result.checks[0].reason
 
 
-# --- each mistake fails the check aimed at it --------------------------------
+# --- each mistake fails the checks aimed at it, with its own hint -------------
 
-MISTAKES = [
-    (
-        "02.product_rule",
-        "product_rule",
-        lambda u, du, v, dv: du * dv,
-        {"d(uv) when u and v both depend on x", "d(u c) = c du for a constant factor"},
-    ),
-    (
-        "02.product_rule",
-        "product_rule",
-        lambda u, du, v, dv: u * dv,
-        {"d(uv) when u and v both depend on x", "d(u c) = c du for a constant factor"},
-    ),
+QUOTIENT = {"d(u/v) when u and v both depend on x", "d(c/v) for a constant numerator"}
+POWER = {"d(u**v) when u and v both depend on x", "d(u**c) for a constant exponent"}
+POWER_ALL = POWER | {"d(c**v) for a constant base"}
+HINTS_02 = {  # a phrase of each targeted hint of chapter 02
+    "sign": "opposite sign of the right one",
+    "plus": "term for v's change has the wrong sign",
+    "not squared": "v times too large",
+    "ratio": "not the quotient of the derivatives",
+    "power only": "where the exponent is a constant",
+    "exp only": "where the base is a constant",
+    "log": "derivative of log(u ** v)",
+    "chain": "the chain rule, at every level",
+    "cos": "derivative of cos has the wrong sign",
+    "product": "not the product of the derivatives",
+    "exponent": "keeps the exponent as it was",
+    "symbols": "another Symbol than var is a constant",
+    "distinct": "each distinct node once",
+    "leaves": "only the leaves",
+    "operations": "only the operations",
+    "top": "only the top of the tree",
+    "one level": "become constants only once they are folded",
+}
+MISTAKES_02 = [  # (exercise, function, the mistake, the checks it fails, its hint)
     (
         "02.quotient_rule",
         "quotient_rule",
         lambda u, du, v, dv: (u * dv - du * v) / v**2,
-        {"d(u/v) when u and v both depend on x", "d(c/v) = -c dv / v² for a constant numerator"},
+        QUOTIENT,
+        ("sign", "plus"),  # on c/v, du = 0: the sign of v's term is the whole mistake
+    ),
+    (
+        "02.quotient_rule",
+        "quotient_rule",
+        lambda u, du, v, dv: (du * v + u * dv) / v**2,
+        QUOTIENT,
+        "plus",
     ),
     (
         "02.quotient_rule",
         "quotient_rule",
         lambda u, du, v, dv: (du * v - u * dv) / v,
-        {"d(u/v) when u and v both depend on x", "d(c/v) = -c dv / v² for a constant numerator"},
+        QUOTIENT,
+        "not squared",
     ),
+    (
+        "02.quotient_rule",
+        "quotient_rule",
+        lambda u, du, v, dv: du / dv,
+        QUOTIENT,
+        "ratio",
+    ),
+    (
+        "02.power_rule",
+        "power_rule",
+        lambda u, du, v, dv: v * u ** (v - 1) * du,
+        POWER_ALL - {"d(u**c) for a constant exponent"},
+        "power only",
+    ),
+    (
+        "02.power_rule",
+        "power_rule",
+        lambda u, du, v, dv: u**v * u.log() * dv,
+        POWER_ALL - {"d(c**v) for a constant base"},
+        "exp only",
+    ),
+    (
+        "02.power_rule",
+        "power_rule",
+        lambda u, du, v, dv: dv * u.log() + v * du / u,
+        POWER_ALL,
+        "log",
+    ),
+    ("02.my_diff", "my_diff", lambda e, var: my_diff(e, var, "no chain rule"), None, "chain"),
+    ("02.my_diff", "my_diff", lambda e, var: my_diff(e, var, "cos sign"), None, "cos"),
     (
         "02.my_diff",
         "my_diff",
-        lambda e, var: my_diff(e, var, other_symbols_vary=True),
-        {"other symbols are constants"},
-    ),
-    ("02.my_size", "my_size", lambda e: sum(1 for _ in e.args) + 1, None),
-    (
-        "02.fold_constants",
-        "fold_constants",
-        lambda e: (
-            Apply(
-                e.op,
-                tuple(Constant(a.evaluate()) if not isinstance(a, Symbol) else a for a in e.args),
-            )
-            if isinstance(e, Apply)
-            else e
-        ),
+        lambda e, var: my_diff(e, var, "product of derivatives"),
         None,
+        "product",
+    ),
+    ("02.my_diff", "my_diff", lambda e, var: my_diff(e, var, "exponent kept"), None, "exponent"),
+    (
+        "02.my_diff",
+        "my_diff",
+        lambda e, var: my_diff(e, var, "every symbol"),
+        {"other symbols are constants"},
+        "symbols",
+    ),
+    (
+        "02.my_size",
+        "my_size",
+        lambda e: count(e, "distinct"),
+        {"counts a shared subexpression each time it is used"},
+        "distinct",
+    ),
+    ("02.my_size", "my_size", lambda e: count(e, "leaves"), None, "leaves"),
+    ("02.my_size", "my_size", lambda e: count(e, "operations"), None, "operations"),
+    (
+        "02.my_size",
+        "my_size",
+        lambda e: 1 + len(e.args),
+        {"counts every node of a tree", "counts a shared subexpression each time it is used"},
+        "top",
     ),
     (
         "02.fold_constants",
         "fold_constants",
-        lambda e: e,
+        fold_one_level,
         {"folds nested constant subtrees"},
+        "one level",
     ),
+    ("02.fold_constants", "fold_constants", lambda e: e, {"folds nested constant subtrees"}, None),
 ]
 
 
-@pytest.mark.parametrize("exercise_id, name, wrong, failing", MISTAKES)
-def test_each_symbolic_mistake_fails_its_check(exercise_id, name, wrong, failing):
-    result = grade(exercise_id, {**CORRECT, name: wrong})
+@pytest.mark.parametrize("seed", ["test", "other"])
+@pytest.mark.parametrize("exercise_id, name, wrong, failing, hint", MISTAKES_02)
+def test_each_symbolic_mistake_gets_its_own_hint_and_no_other(
+    exercise_id, name, wrong, failing, hint, seed
+):
+    result = grade(exercise_id, {**CORRECT, name: wrong}, seed)
     assert not result.passed and result.score < result.max_score
     if failing is not None:
-        assert failed_checks(result) == failing
-    assert explained(result)
+        assert failed_checks(result) == failing, [(c.name, c.reason) for c in result.checks]
+    hints = [c.hint for c in result.checks if not c.passed]
+    own = hint if isinstance(hint, tuple) else (hint,)
+    others = [p for key, p in HINTS_02.items() if key not in own]
+    assert not any(p in h for h in hints for p in others), hints
+    if hint is None:
+        assert all(h == "" for h in hints) and all(c.reason for c in result.checks if not c.passed)
+    else:
+        assert hints and HINTS_02[own[0]] in hints[0], [(c.name, c.hint) for c in result.checks]
+        assert all(any(HINTS_02[k] in h for k in own) for h in hints), hints
+    assert not spoilers(exercise(exercise_id), [c.hint + c.reason for c in result.checks])
 
 
 def test_my_diff_without_the_chain_rule_fails_the_chain_rule_check():
@@ -458,17 +556,44 @@ def transposed(f, xs):
     return [list(col) for col in zip(*jacobian_forward(f, xs), strict=True)]
 
 
+def all_ones(f, xs):
+    ys = f(*[Dual(x, 1.0) for x in xs])
+    return [[y.tangent] * len(xs) for y in ys]
+
+
+def extra_call(f, xs):
+    f(*xs)  # to find m
+    return jacobian_forward(f, xs)
+
+
+JACOBIAN_HINTS = {
+    "per entry": "once per entry of the Jacobian",
+    "transposed": "a row per input and a column per output",
+    "all ones": "all your columns are equal",
+    "extra call": "one call more than there are inputs",
+}
+
+
+@pytest.mark.parametrize("seed", ["test", "seed1", "seed2"])
 @pytest.mark.parametrize(
-    "wrong, failing",
+    "wrong, failing, hint",
     [
-        (per_entry, {"one forward pass per input"}),
-        (transposed, {"the Jacobian of f: ℝⁿ → ℝᵐ"}),
+        (per_entry, {"one forward pass per input"}, "per entry"),
+        (transposed, {"the Jacobian of f: ℝⁿ → ℝᵐ"}, "transposed"),
+        # one pass in all: the pass count fails too, with no model of its own
+        (all_ones, {"the Jacobian of f: ℝⁿ → ℝᵐ", "one forward pass per input"}, "all ones"),
+        (extra_call, {"one forward pass per input"}, "extra call"),
     ],
 )
-def test_each_jacobian_mistake_fails_its_check(wrong, failing):
-    result = grade("03.jacobian_forward", {"jacobian_forward": wrong})
+def test_each_jacobian_mistake_fails_its_check_with_its_own_hint(wrong, failing, hint, seed):
+    result = grade("03.jacobian_forward", {"jacobian_forward": wrong}, seed)
     assert failed_checks(result) == failing
     assert any("transposed" in c.reason for c in result.checks) == (wrong is transposed)
+    hints = [c.hint for c in result.checks if not c.passed and c.hint]
+    assert hints and all(JACOBIAN_HINTS[hint] in h for h in hints), hints
+    others = [p for key, p in JACOBIAN_HINTS.items() if key != hint]
+    assert not any(p in h for h in hints for p in others)
+    assert not spoilers(exercise("03.jacobian_forward"), hints + [c.reason for c in result.checks])
 
 
 def test_a_mydual_derived_from_the_packages_dual_is_refused():

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..numerical import central_difference
 from .plain import close, describe
-from .references import product_reference, quotient_reference
-from .registry import Case, Check, Exercise, register
+from .references import quotient_reference
+from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule, _run_size
 
 # The package's own answers to this chapter; the batch grader withholds them.
@@ -29,7 +29,6 @@ WITHHELD = (
     "micrograd_edu.symbolic.diff",
     "micrograd_edu.symbolic.simplify",
     "micrograd_edu.symbolic.size",
-    "micrograd_edu.grading.references.product_reference",
     "micrograd_edu.grading.references.quotient_reference",
 )
 
@@ -125,23 +124,36 @@ class _Tree:
         return self.add("add", self.add("const", 1), self.add("mul", i, i))
 
 
-def _random(rng: random.Random, depth: int, kinds: tuple[str, ...], names: tuple[str, ...]):
+def _random(
+    rng: random.Random,
+    depth: int,
+    kinds: tuple[str, ...],
+    names: tuple[str, ...],
+    root: str | None = None,
+):
+    """A random tree of the operations ``kinds``; ``root`` fixes the top operation (whose
+    arguments are then never bare leaves, so its rule meets a non-trivial inner one)."""
     tree = _Tree()
 
-    def grow(level: int) -> int:
-        if level == 0 or rng.random() < 0.2:
+    def grow(level: int, force: bool = False) -> int:
+        top = level == depth and root is not None
+        if not (top or force) and (level == 0 or rng.random() < 0.2):
             return tree.leaf(rng, names)
-        kind = rng.choice(kinds)
+        kind = root if top else rng.choice(kinds)
+
+        def arg() -> int:
+            return grow(level - 1, force=top)
+
         if kind in ("add", "sub", "mul"):
-            return tree.add(kind, grow(level - 1), grow(level - 1))
+            return tree.add(kind, arg(), arg())
         if kind in ("neg", "sin", "cos", "exp"):
-            return tree.add(kind, grow(level - 1))
+            return tree.add(kind, arg())
         if kind == "log":
-            return tree.add("log", tree.positive(grow(level - 1)))
+            return tree.add("log", tree.positive(arg()))
         if kind == "div":
-            return tree.add("div", grow(level - 1), tree.positive(grow(level - 1)))
+            return tree.add("div", arg(), tree.positive(arg()))
         # pow with a constant exponent, of a positive base so that 0.5 is defined
-        base = tree.positive(grow(level - 1))
+        base = tree.positive(arg())
         return tree.add("pow", base, tree.add("const", rng.choice([2, 3, 0.5, -1])))
 
     grow(depth)
@@ -158,9 +170,12 @@ def _nodes(seen: dict, key: str) -> tuple[Nodes | None, str | None]:
     return (None, problem) if problem else (nodes, None)
 
 
-# --- 1, 2: the product and quotient rules -----------------------------------
+# --- 1, 2: the quotient rule and the general power rule --------------------------
 
 _VARYING = ("sin", "exp", "log", "cube", "x+2")
+_POSITIVE = ("sin", "exp", "cube", "x+2")  # positive where the cases draw x, in [0.5, 2.5]
+
+Rule = Callable[[float, float, float, float], float]  # (u, du, v, dv) at one x -> d/dx
 
 
 def _rule_cases(pairs: Callable[[random.Random], list[tuple[str, str]]]) -> Callable:
@@ -172,50 +187,88 @@ def _rule_cases(pairs: Callable[[random.Random], list[tuple[str, str]]]) -> Call
     return cases
 
 
-def _judge_rule(exact: Callable[[float, float, float, float], float], what: str) -> Callable:
+def _rule_values(case: Case, rule: Rule) -> list[float]:
+    """``rule`` at each x of the case, for its u and v (NaN where it is undefined)."""
+    out = []
+    for x in case["xs"]:
+        f, df, g, dg = (h(x) for h in _LIBRARY[case["u"]][2:] + _LIBRARY[case["v"]][2:])
+        try:
+            out.append(float(rule(f, df, g, dg)))
+        except (ZeroDivisionError, ValueError, OverflowError):
+            out.append(math.nan)
+    return out
+
+
+def _seen_values(case: Case, seen: dict) -> list[float] | None:
+    nodes, problem = _nodes(seen, "derivative")
+    return None if problem else [evaluate(nodes, {"x": x}) for x in case["xs"]]
+
+
+def _judge_rule(exact: Rule, what: str) -> Callable:
     def judge(case: Case, seen: dict) -> str | None:
         nodes, problem = _nodes(seen, "derivative")
         if problem:
             return problem
-        f, df, g, dg = _LIBRARY[case["u"]][2:] + _LIBRARY[case["v"]][2:]
-        for x in case["xs"]:
-            want = exact(f(x), df(x), g(x), dg(x))
-            if not close(evaluate(nodes, {"x": x}), want, 1e-9, 1e-9):
-                return f"wrong derivative of {what} for u = {case['u']}, v = {case['v']}"
+        for got, want in zip(_seen_values(case, seen), _rule_values(case, exact), strict=True):
+            if not close(got, want, 1e-9, 1e-9):
+                where = f"{what} for u = {case['u']}, v = {case['v']}"
+                if want and close(-got, want, 1e-9, 1e-9):
+                    return f"the derivative of {where} has the wrong sign"
+                if want and got and math.isfinite(got):
+                    return f"the derivative of {where} is {got / want:.3g} times the right one"
+                return f"wrong derivative of {where}"
         return None
 
     return judge
 
 
-def _pairs(rng: random.Random) -> list[tuple[str, str]]:
-    return [tuple(rng.sample(_VARYING, 2)) for _ in range(4)]
+def _rule_is(model: Rule, exact: Rule) -> Callable[[Case, dict], bool]:
+    """The mistake whose derivative is ``model``: it gives the student's values on the case,
+    and differs from the right ones there."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        got = _seen_values(case, seen)
+        mistaken, right = _rule_values(case, model), _rule_values(case, exact)
+        return (
+            got is not None
+            and any(not close(m, r, 1e-9, 1e-9) for m, r in zip(mistaken, right, strict=True))
+            and all(close(g, m, 1e-9, 1e-9) for g, m in zip(got, mistaken, strict=True))
+        )
+
+    return matches
 
 
-PRODUCT = register(
-    Exercise(
-        "02.product_rule",
-        "The product rule",
-        1,
-        "product_rule(u, du, v, dv) returns an expression for d(u v)/dx, "
-        "given u, v and their derivatives du, dv.",
-        ("product_rule",),
+def _pairs(names: tuple[str, ...] = _VARYING) -> Callable[[random.Random], list]:
+    return lambda rng: [tuple(rng.sample(names, 2)) for _ in range(4)]
+
+
+def _quotient(f: float, df: float, g: float, dg: float) -> float:
+    return (df * g - f * dg) / (g * g)
+
+
+_QUOTIENT_MISTAKES = tuple(
+    Mistake(_rule_is(model, _quotient), hint)
+    for model, hint in (
         (
-            Check(
-                "d(uv) when u and v both depend on x",
-                "each factor is differentiated once while the other stays: u dv + v du (not du dv)",
-                _rule_cases(_pairs),
-                _run_rule("product_rule"),
-                _judge_rule(lambda f, df, g, dg: f * dg + g * df, "u v"),
-            ),
-            Check(
-                "d(u c) = c du for a constant factor",
-                "with v a constant, dv = 0 and only the term v du is left: do not drop it",
-                _rule_cases(lambda rng: [(u, "3") for u in rng.sample(_VARYING, 3)]),
-                _run_rule("product_rule"),
-                _judge_rule(lambda f, df, g, dg: f * dg + g * df, "u v"),
-            ),
+            lambda f, df, g, dg: (df * g + f * dg) / (g * g),
+            "where v grows and u stays, u / v must shrink: your term for v's change has the "
+            "wrong sign",
         ),
-        withheld=WITHHELD,
+        (
+            lambda f, df, g, dg: (f * dg - df * g) / (g * g),
+            "your derivative has the opposite sign of the right one: which of the two terms "
+            "carries the minus, the one where u changes or the one where v does?",
+        ),
+        (
+            lambda f, df, g, dg: (df * g - f * dg) / g,
+            "your derivative is v times too large: differentiate 1 / v on its own (the chain "
+            "rule, or the lecture's table of partials) and look at the power of v it leaves",
+        ),
+        (
+            lambda f, df, g, dg: df / dg,
+            "the derivative of a quotient is not the quotient of the derivatives: try u = v, "
+            "whose quotient is the constant 1",
+        ),
     )
 )
 
@@ -223,27 +276,109 @@ QUOTIENT = register(
     Exercise(
         "02.quotient_rule",
         "The quotient rule",
-        1,
-        "quotient_rule(u, du, v, dv) returns an expression for d(u / v)/dx.",
+        2,
+        "quotient_rule(u, du, v, dv) returns an expression for d(u / v)/dx, given u, v and "
+        "their derivatives du, dv.",
         ("quotient_rule",),
         (
             Check(
                 "d(u/v) when u and v both depend on x",
-                "(du v - u dv) / v²: the order of the subtraction matters, and the "
-                "denominator is squared",
-                _rule_cases(_pairs),
+                "",
+                _rule_cases(_pairs()),
                 _run_rule("quotient_rule"),
-                _judge_rule(lambda f, df, g, dg: (df * g - f * dg) / (g * g), "u / v"),
+                _judge_rule(_quotient, "u / v"),
+                mistakes=_QUOTIENT_MISTAKES,
             ),
             Check(
-                "d(c/v) = -c dv / v² for a constant numerator",
-                "with u a constant, du = 0 and the derivative is -u dv / v²: mind the sign",
+                "d(c/v) for a constant numerator",
+                "",
                 _rule_cases(lambda rng: [("3", v) for v in rng.sample(_VARYING, 3)]),
                 _run_rule("quotient_rule"),
-                _judge_rule(lambda f, df, g, dg: (df * g - f * dg) / (g * g), "u / v"),
+                _judge_rule(_quotient, "u / v"),
+                mistakes=_QUOTIENT_MISTAKES,
             ),
         ),
         withheld=WITHHELD,
+        answers=(
+            "(du * v - u * dv) / v**2",
+            "(du * v - u * dv) / (v * v)",
+            "du / v - u * dv / v**2",
+            r"\frac{v\,\frac{du}{dx} - u\,\frac{dv}{dx}}{v^2}",
+            "(du v - u dv) / v²",
+        ),
+    )
+)
+
+
+def _power(f: float, df: float, g: float, dg: float) -> float:
+    return f**g * (dg * math.log(f) + g * df / f)
+
+
+_POWER_MISTAKES = tuple(
+    Mistake(_rule_is(model, _power), hint)
+    for model, hint in (
+        (
+            lambda f, df, g, dg: g * f ** (g - 1) * df,
+            "your derivative is right only where the exponent is a constant: here v depends "
+            "on x too, and its change moves u ** v as well",
+        ),
+        (
+            lambda f, df, g, dg: f**g * math.log(f) * dg,
+            "your derivative is right only where the base is a constant: here u depends on x "
+            "too, and its change moves u ** v as well",
+        ),
+        (
+            lambda f, df, g, dg: dg * math.log(f) + g * df / f,
+            "you found the derivative of log(u ** v), not of u ** v: what does the chain rule "
+            "ask you to multiply by, to undo the logarithm?",
+        ),
+    )
+)
+
+POWER = register(
+    Exercise(
+        "02.power_rule",
+        "The general power rule",
+        2,
+        "power_rule(u, du, v, dv) returns an expression for d(u ** v)/dx for a positive u, "
+        "where u and v may both depend on x.",
+        ("power_rule",),
+        (
+            Check(
+                "d(u**v) when u and v both depend on x",
+                "",
+                _rule_cases(
+                    lambda rng: [(u, rng.choice(_VARYING)) for u in rng.sample(_POSITIVE, 3)]
+                ),
+                _run_rule("power_rule"),
+                _judge_rule(_power, "u ** v"),
+                mistakes=_POWER_MISTAKES,
+            ),
+            Check(
+                "d(u**c) for a constant exponent",
+                "",
+                _rule_cases(lambda rng: [(u, "3") for u in rng.sample(_POSITIVE, 3)]),
+                _run_rule("power_rule"),
+                _judge_rule(_power, "u ** v"),
+                mistakes=_POWER_MISTAKES,
+            ),
+            Check(
+                "d(c**v) for a constant base",
+                "",
+                _rule_cases(lambda rng: [("3", v) for v in rng.sample(_VARYING, 3)]),
+                _run_rule("power_rule"),
+                _judge_rule(_power, "u ** v"),
+                mistakes=_POWER_MISTAKES,
+            ),
+        ),
+        withheld=WITHHELD,
+        answers=(
+            "dv * u.log() + v * du / u",
+            "v * du / u + dv * u.log()",
+            "u**v * (",
+            r"u^v \left(",
+            r"\ln u + v",
+        ),
     )
 )
 
@@ -252,17 +387,36 @@ QUOTIENT = register(
 
 
 def _diff_cases(kinds: tuple[str, ...], names: tuple[str, ...] = ("x",)) -> Callable:
-    def cases(rng: random.Random) -> list[Case]:
-        return [
-            {
-                "tree": _random(rng, 3, kinds, names),
-                "var": rng.choice(names),
-                "points": _points(rng, names),
-            }
-            for _ in range(6)
-        ]
+    """One tree with each of ``kinds`` at its top (so that every rule of the check is met
+    with an inner expression that is not the variable itself), then four random ones."""
 
-    return cases
+    def case(root: str | None, rng: random.Random) -> Case:
+        while True:  # a tree at whose points the mistakes its top rule invites show
+            tree, points = _random(rng, 3, kinds, names, root), _points(rng, names)
+            var = names[0] if root else rng.choice(names)
+            shows = [*_SHOWN_BY.get(root or "", ()), *(["every symbol"] if len(names) > 1 else [])]
+            right = [_tangent(tree, p, var) for p in points]
+            if all(math.isfinite(r) for r in right) and all(
+                any(
+                    not close(_tangent(tree, p, var, m), r, 1e-6, 1e-6)
+                    for p, r in zip(points, right, strict=True)
+                )
+                for m in shows
+            ):
+                return {"tree": tree, "var": var, "points": points}
+
+    return lambda rng: [case(root, rng) for root in [*kinds, *[None] * 4]]
+
+
+# The mistakes a tree with this operation at its top must reveal (see _tangent).
+_SHOWN_BY = {
+    "mul": ("product of derivatives",),
+    "sin": ("no chain rule",),
+    "cos": ("no chain rule", "cos sign"),
+    "exp": ("no chain rule",),
+    "log": ("no chain rule",),
+    "pow": ("no chain rule", "exponent kept"),
+}
 
 
 def _judge_diff(case: Case, seen: dict) -> str | None:
@@ -281,8 +435,101 @@ def _judge_diff(case: Case, seen: dict) -> str | None:
     return None
 
 
-def _diff_check(name: str, hint: str, kinds: tuple[str, ...], names=("x",)) -> Check:
-    return Check(name, hint, _diff_cases(kinds, names), _run_diff, _judge_diff)
+def _tangent(nodes: Nodes, point: dict[str, float], var: str, mistake: str = "") -> float:
+    """d(nodes)/d(var) at ``point``, by carrying each node's value and derivative (forward
+    mode on the plain tree); with ``mistake``, what a typical wrong ``my_diff`` computes.
+    NaN where the derivative is undefined."""
+    vals: list[float] = []
+    dots: list[float] = []
+    try:
+        for head, *rest in nodes:
+            if head == "const":
+                v, d = float(rest[0]), 0.0
+            elif head == "var":
+                v = float(point[rest[0]])
+                d = 1.0 if rest[0] == var or mistake == "every symbol" else 0.0
+            elif head in _BINARY:
+                a, b, da, db = vals[rest[0]], vals[rest[1]], dots[rest[0]], dots[rest[1]]
+                v = _BINARY[head](a, b)
+                if head in ("add", "sub"):
+                    d = da + db if head == "add" else da - db
+                elif head == "mul":
+                    d = da * db if mistake == "product of derivatives" else a * db + b * da
+                elif head == "div":
+                    d = (da * b - a * db) / (b * b)
+                elif mistake == "exponent kept":  # pow, with a constant exponent b
+                    d = b * a**b * da
+                else:
+                    d = b * a ** (b - 1) * (1.0 if mistake == "no chain rule" else da)
+            else:
+                a, da = vals[rest[0]], dots[rest[0]]
+                v = _UNARY[head](a)
+                outer = {
+                    "neg": -1.0,
+                    "sin": math.cos(a),
+                    "cos": math.sin(a) if mistake == "cos sign" else -math.sin(a),
+                    "exp": math.exp(a),
+                    "log": 1 / a,
+                }[head]
+                d = outer * (1.0 if mistake == "no chain rule" and head != "neg" else da)
+            vals.append(float(v))
+            dots.append(float(d))
+    except (ValueError, ZeroDivisionError, OverflowError, KeyError):
+        return math.nan
+    return dots[-1]
+
+
+def _diff_is(mistake: str) -> Callable[[Case, dict], bool]:
+    """The mistake whose derivative the student's tree computes at every point of the case
+    (and which differs from the right derivative at one of them at least)."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        nodes, problem = _nodes(seen, "derivative")
+        if problem:
+            return False
+        tree, var, points = case["tree"], case["var"], case["points"]
+        model = [_tangent(tree, p, var, mistake) for p in points]
+        right = [_tangent(tree, p, var) for p in points]
+        return any(not close(m, r, 1e-9, 1e-9) for m, r in zip(model, right, strict=True)) and all(
+            close(evaluate(nodes, p), m, 1e-9, 1e-9) for p, m in zip(points, model, strict=True)
+        )
+
+    return matches
+
+
+_DIFF_MISTAKES = tuple(
+    Mistake(_diff_is(mistake), hint)
+    for mistake, hint in (
+        (
+            "no chain rule",
+            "a function of an inner expression changes as fast as the function's own derivative "
+            "times how fast the inner expression changes: the chain rule, at every level",
+        ),
+        (
+            "cos sign",
+            "your derivative of cos has the wrong sign: where sin increases, cos decreases",
+        ),
+        (
+            "product of derivatives",
+            "the derivative of a product is not the product of the derivatives: try x * x",
+        ),
+        (
+            "exponent kept",
+            "your power rule keeps the exponent as it was: check it on x ** 2",
+        ),
+        (
+            "every symbol",
+            "another Symbol than var is a constant here: its derivative is 0, so compare "
+            "names (or use ==), not just the node's class",
+        ),
+    )
+)
+
+
+def _diff_check(name: str, kinds: tuple[str, ...], names=("x",)) -> Check:
+    return Check(
+        name, "", _diff_cases(kinds, names), _run_diff, _judge_diff, mistakes=_DIFF_MISTAKES
+    )
 
 
 DIFF = register(
@@ -295,33 +542,21 @@ DIFF = register(
         "sin, cos, exp and log.",
         ("my_diff",),
         (
+            _diff_check("sums and products", ("add", "sub", "mul", "neg")),
             _diff_check(
-                "sums and products",
-                "differentiate both arguments of a node and combine them with the sum or "
-                "product rule; a constant's derivative is 0 and the variable's is 1",
-                ("add", "sub", "mul", "neg"),
+                "chain rule through sin, cos, exp and log", ("sin", "cos", "exp", "log", "mul")
             ),
-            _diff_check(
-                "chain rule through sin, cos, exp and log",
-                "d f(g) = f'(g) · dg: multiply by the derivative of the argument, "
-                "and d cos(g) = -sin(g) dg",
-                ("sin", "cos", "exp", "log", "mul"),
-            ),
-            _diff_check(
-                "quotients and constant powers",
-                "d(a / b) = (da b - a db) / b², d(a**c) = c a**(c - 1) da for a constant c",
-                ("div", "pow", "add", "mul"),
-            ),
-            _diff_check(
-                "other symbols are constants",
-                "a Symbol other than var has derivative 0; compare names (or use ==), "
-                "not just the node's class",
-                ("add", "mul", "sin", "div"),
-                ("x", "y"),
-            ),
+            _diff_check("quotients and constant powers", ("div", "pow", "add", "mul")),
+            _diff_check("other symbols are constants", ("add", "mul", "sin", "div"), ("x", "y")),
         ),
-        requires={"product_rule": product_reference, "quotient_rule": quotient_reference},
+        requires={"quotient_rule": quotient_reference},
         withheld=WITHHELD,
+        answers=(
+            "a[1] * a[0] ** (a[1] - 1) * da[0]",
+            '"cos": -a[0].sin()',
+            "outer[expr.op] * da[0]",
+            "a[0] * da[1] + a[1] * da[0]",
+        ),
     )
 )
 
@@ -344,11 +579,62 @@ def _size_cases(kind: str) -> Callable:
         if kind == "leaves":
             return [{"tree": [["var", "x"]]}, {"tree": [["const", rng.randint(1, 9)]]}]
         if kind == "shared":
-            return [{"tree": _logistic_tree(n)} for n in rng.sample(range(2, 7), 3)]
+            # from l_4 on, no two typical wrong counts coincide
+            return [{"tree": _logistic_tree(n)} for n in rng.sample(range(4, 8), 3)]
         unshared = ("add", "sub", "mul", "neg", "sin", "exp")  # log, div, pow reuse a node
-        return [{"tree": _random(rng, 4, unshared, ("x", "y"))} for _ in range(5)]
+        out: list[Case] = []
+        while len(out) < 5:  # trees on which no two typical wrong counts coincide
+            tree = _random(rng, 4, unshared, ("x", "y"))
+            wrong = [n for n in _counts(tree).values() if n != tree_size(tree)]
+            if len(set(wrong)) == len(wrong) >= 3:
+                out.append({"tree": tree})
+        return out
 
     return cases
+
+
+def _counts(nodes: Nodes) -> dict[str, int]:
+    """What typical wrong counts of a tree give: each distinct node once, the leaves or the
+    operations written out, the top node and its arguments only."""
+    leaves: list[int] = []
+    ops: list[int] = []
+    for head, *rest in nodes:
+        leaf = head in ("const", "var")
+        leaves.append(1 if leaf else sum(leaves[i] for i in rest))
+        ops.append(0 if leaf else 1 + sum(ops[i] for i in rest))
+    return {
+        "distinct": len(nodes),
+        "leaves": leaves[-1],
+        "operations": ops[-1],
+        "one level": len(nodes[-1]),  # the node and its arguments
+    }
+
+
+def _size_is(kind: str) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        model = _counts(case["tree"])[kind]
+        return model != tree_size(case["tree"]) and seen.get("size") == model
+
+    return matches
+
+
+_SIZE_MISTAKES = tuple(
+    Mistake(_size_is(kind), hint)
+    for kind, hint in (
+        (
+            "distinct",
+            "you counted each distinct node once: the tree written out repeats a shared "
+            "subexpression every time it is used, so a node seen before counts again",
+        ),
+        ("leaves", "you counted only the leaves: an operation is a node too"),
+        ("operations", "you counted only the operations: a constant or a symbol is a node too"),
+        (
+            "one level",
+            "you counted only the top of the tree: each argument is a tree of its own, with "
+            "its own nodes",
+        ),
+    )
+)
 
 
 def _judge_size(case: Case, seen: dict) -> str | None:
@@ -369,28 +655,31 @@ SIZE = register(
         (
             Check(
                 "a constant or a symbol is one node",
-                "a leaf has no args: its size is 1",
+                "",
                 _size_cases("leaves"),
                 _run_size,
                 _judge_size,
+                mistakes=_SIZE_MISTAKES,
             ),
             Check(
                 "counts every node of a tree",
-                "count the node itself plus the sizes of all its args, at every level",
+                "",
                 _size_cases("random"),
                 _run_size,
                 _judge_size,
+                mistakes=_SIZE_MISTAKES,
             ),
             Check(
                 "counts a shared subexpression each time it is used",
-                "the logistic map uses l_k twice in l_(k+1): the tree written out repeats it, "
-                "so do not skip nodes you have seen before",
+                "",
                 _size_cases("shared"),
                 _run_size,
                 _judge_size,
+                mistakes=_SIZE_MISTAKES,
             ),
         ),
         withheld=WITHHELD,
+        answers=("1 + sum(my_size(arg) for arg in expr.args)", "1 + sum(my_size("),
     )
 )
 
@@ -436,6 +725,30 @@ def _fold_cases(rng: random.Random) -> list[Case]:
     return [*cases, {"tree": nested, "points": _points(rng, ("x", "y"))}]
 
 
+def _folded_once(nodes: Nodes) -> Nodes:
+    """``nodes`` with each operation whose arguments were constants *before* folding
+    replaced by its value: the fold of one who looks at a node before its arguments."""
+    out: Nodes = []
+    for k, (head, *rest) in enumerate(nodes):
+        if head not in ("const", "var") and all(nodes[i][0] == "const" for i in rest):
+            out.append(["const", evaluate(nodes[: k + 1], {})])
+        else:
+            out.append([head, *rest])
+    return out
+
+
+def _folds_one_level(case: Case, seen: dict) -> bool:
+    nodes, problem = _nodes(seen, "folded")
+    once = _folded_once(case["tree"])
+    return (
+        not problem
+        and _judge_folded({**case, "tree": once}, {"folded": once})
+        is not None  # once is not enough
+        and tree_size(nodes) == tree_size(once)
+        and _judge_fold_value(case, seen) is None
+    )
+
+
 def _judge_fold_value(case: Case, seen: dict) -> str | None:
     nodes, problem = _nodes(seen, "folded")
     if problem:
@@ -471,21 +784,24 @@ FOLD = register(
         (
             Check(
                 "folds nested constant subtrees",
-                "fold the arguments first (recursively), then fold the node if all its "
-                "folded arguments are Constants: (2 + 3) * 4 becomes 20",
+                "",
                 _fold_cases,
                 _run_fold,
                 _judge_folded,
+                mistakes=(
+                    Mistake(
+                        _folds_one_level,
+                        "a node whose arguments become constants only once they are folded "
+                        "stays unfolded: in (2 + 3) * 4, when does the product see two numbers?",
+                    ),
+                ),
             ),
-            Check(
-                "keeps the value",
-                "a folded Constant must hold the value of the subtree it replaces; "
-                "keep every subtree that contains a Symbol",
-                _fold_cases,
-                _run_fold,
-                _judge_fold_value,
-            ),
+            Check("keeps the value", "", _fold_cases, _run_fold, _judge_fold_value),
         ),
         withheld=WITHHELD,
+        answers=(
+            "Constant(folded.evaluate())",
+            "if all(isinstance(arg, Constant) for arg in args)",
+        ),
     )
 )

@@ -435,6 +435,72 @@ def _judge_passes(case: Case, seen: dict) -> str | None:
     return f"f was called {calls} times for {n} inputs; forward mode needs exactly {n} passes"
 
 
+def _table(seen: dict) -> list[list[float]] | None:
+    got = seen.get("J")
+    if not isinstance(got, list) or not got or not isinstance(got[0], list):
+        return None
+    rows = [as_floats(r, len(got[0])) for r in got]
+    return None if any(r is None for r in rows) else rows
+
+
+def _jacobian_is(model: Callable[[list[list[float]]], list[list[float]]]):
+    """The mistake whose table, made from the right Jacobian J, the student returned."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        rows, right = _table(seen), _exact_jacobian(case)
+        want = model(right)
+        return (
+            rows is not None
+            and want != right
+            and len(rows) == len(want)
+            and all(len(r) == len(w) for r, w in zip(rows, want, strict=True))
+            and all(
+                close(a, b, 1e-10, 1e-10)
+                for r, w in zip(rows, want, strict=True)
+                for a, b in zip(r, w, strict=True)
+            )
+        )
+
+    return matches
+
+
+def _transposed(j: list[list[float]]) -> list[list[float]]:
+    return [list(col) for col in zip(*j, strict=True)]
+
+
+def _seeded_all_ones(j: list[list[float]]) -> list[list[float]]:
+    # every pass seeded every input with tangent 1: each column is J's row sums
+    return [[sum(row)] * len(row) for row in j]
+
+
+_JACOBIAN_MISTAKES = (
+    Mistake(
+        _jacobian_is(_transposed),
+        "your table has a row per input and a column per output: the Jacobian has a row "
+        "per output y_i (the shape m × n of a map from ℝⁿ to ℝᵐ)",
+    ),
+    Mistake(
+        _jacobian_is(_seeded_all_ones),
+        "all your columns are equal: a pass in which every input's tangent is 1 gives the "
+        "sum of the columns. Which tangents single out input j?",
+    ),
+)
+_PASSES_MISTAKES = (
+    Mistake(
+        lambda case, seen: (
+            case["m"] > 1
+            and seen.get("calls") in (case["n"] * case["m"], case["n"] * case["m"] + 1)
+        ),
+        "you called f once per entry of the Jacobian: one pass already gives the tangents "
+        "of all m outputs",
+    ),
+    Mistake(
+        lambda case, seen: seen.get("calls") == case["n"] + 1,
+        "one call more than there are inputs: the outputs of the first pass already tell you m",
+    ),
+)
+
+
 JACOBIAN = register(
     Exercise(
         "03.jacobian_forward",
@@ -446,20 +512,20 @@ JACOBIAN = register(
         (
             Check(
                 "the Jacobian of f: ℝⁿ → ℝᵐ",
-                "seed the tangents with the unit vector e_j (1 for input j, 0 for the others); "
-                "the output tangents are column j: J[i][j] = ∂y_i/∂x_j, one row per output",
+                "",
                 _shape_cases,
                 _run_jacobian,
                 _judge_jacobian,
+                mistakes=_JACOBIAN_MISTAKES,
                 serve=secret_scales,
             ),
             Check(
                 "one forward pass per input",
-                "one call of f with tangent e_j gives a whole column: n calls in all, "
-                "not one per entry, and no extra call to find m",
+                "",
                 _shape_cases,
                 _run_jacobian,
                 _judge_passes,
+                mistakes=_PASSES_MISTAKES,
                 serve=secret_scales,
             ),
         ),

@@ -19,11 +19,6 @@ def central_quotient(f: Any, x: float, h: float) -> float:
     return (f(x + h) - f(x - h)) / (2 * h)
 
 
-def product_reference(u: Any, du: Any, v: Any, dv: Any) -> Any:
-    """The product rule on expressions."""
-    return u * dv + v * du
-
-
 def quotient_reference(u: Any, du: Any, v: Any, dv: Any) -> Any:
     """The quotient rule on expressions."""
     return (du * v - u * dv) / v**2
