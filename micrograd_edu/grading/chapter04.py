@@ -131,6 +131,55 @@ def _judge_order(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _order_list(seen: dict) -> list[int] | None:
+    order = seen.get("order")
+    return order if isinstance(order, list) and all(type(i) is int for i in order) else None
+
+
+def _listed_twice(case: Case, seen: dict) -> bool:
+    order = _order_list(seen)
+    return too_long(seen.get("order")) is not None or (
+        order is not None and len(set(order)) != len(order)
+    )
+
+
+def _parent_after(case: Case, seen: dict) -> bool:
+    order, g = _order_list(seen), case["graph"]
+    if order is None or len(set(order)) != len(order) or set(order) != _ancestors(g):
+        return False
+    position = {node: k for k, node in enumerate(order)}
+    return any(position[p] > position[i] for i in order for p in g[i]["parents"])
+
+
+def _only_first_parents(case: Case, seen: dict) -> bool:
+    order = _order_list(seen)
+    return order is not None and set(order) < _ancestors(case["graph"])
+
+
+_ORDER_MISTAKES = (
+    Mistake(
+        _listed_twice,
+        "a node reached along two paths (or used twice, as in x * x) is listed more than "
+        "once: how does your walk know it has been somewhere before?",
+    ),
+    Mistake(
+        _parent_after,
+        "a node is listed before one of the nodes it depends on: when may a node be "
+        "appended, and what must already be in the list?",
+    ),
+    Mistake(
+        _only_first_parents,
+        "some nodes the output depends on are missing: every node in .parents leads "
+        "further back, not only the first",
+    ),
+    Mistake(
+        lambda case, seen: "RecursionError" in str(seen.get("error", "")),
+        "a recursive walk raises RecursionError past about 1000 levels: the walk must keep "
+        "track of where it is without Python's call stack",
+    ),
+)
+
+
 def _graph_cases(make: Callable[[random.Random], Graph], count: int) -> Callable:
     """``count`` cases, each a graph drawn by ``make`` (for topological_order and backward)."""
     return lambda rng: [{"graph": make(rng)} for _ in range(count)]
@@ -147,28 +196,27 @@ TOPOLOGICAL_ORDER = register(
         (
             Check(
                 "diamonds: shared nodes appear once",
-                "a node reached along two paths (or used twice, as in x * x) must be "
-                "listed once: keep a set of visited nodes",
+                "",
                 _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 8)), 3),
                 _run_order,
                 _judge_order,
+                mistakes=_ORDER_MISTAKES,
             ),
             Check(
                 "every node after its parents",
-                "append a node only once all of its parents are placed (post-order), "
-                "and follow .parents, not only the first parent",
+                "",
                 _graph_cases(lambda rng: _random_dag(rng, rng.randint(1, 4), 25), 4),
                 _run_order,
                 _judge_order,
+                mistakes=_ORDER_MISTAKES,
             ),
             Check(
                 "a chain of 5000 nodes",
-                "a recursive depth-first search raises RecursionError past about 1000 "
-                "levels: keep your own stack (a list) of nodes still to finish, and a set "
-                "of the nodes already listed",
+                "",
                 _graph_cases(lambda rng: _chain(rng, 5000), 1),
                 _run_order,
                 _judge_order,
+                mistakes=_ORDER_MISTAKES,
             ),
         ),
         withheld=WITHHELD,
