@@ -3,6 +3,9 @@ benchmarks share.
 
 * **linear**: a ``Linear(5, 1, bias=False)`` fitted by momentum SGD to
   :func:`data.linear_regression` recovers the true β;
+* **the post's schedule**: one sample per step, in the data's order, each sample's
+  squared error divided by n (:func:`per_sample`, :func:`squared_error_over`), where the
+  chapter's runs take mini-batches;
 * **descent paths**: where an optimiser takes one point on a 2-D loss surface, step by
   step (chapter 08's optimiser lesson and its learning-rate slider);
 * **non-linear**: a deep ReLU network (10 ``Linear`` layers of width 10, He
@@ -16,7 +19,7 @@ benchmarks share.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -28,6 +31,8 @@ from .tensor import Tensor, mse_loss
 
 __all__ = [
     "descent_path",
+    "per_sample",
+    "squared_error_over",
     "deep_relu_net",
     "nonlinear_batches",
     "train",
@@ -73,6 +78,28 @@ def descent_path(
             break
         path.append(point.data.copy())
     return np.array(path)
+
+
+def per_sample(
+    x: np.ndarray, y: np.ndarray, epochs: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The post's schedule for :func:`train`: one sample per step, the rows in the data's
+    own order, ``epochs`` times (``len(x) * epochs`` steps).
+
+    >>> [a.tolist() for a, _ in per_sample(np.array([[1.0], [2.0]]), np.zeros((2, 1)), 2)]
+    [[[1.0]], [[2.0]], [[1.0]], [[2.0]]]
+    """
+    return ((x[j : j + 1], y[j : j + 1]) for _ in range(epochs) for j in range(len(x)))
+
+
+def squared_error_over(n: int) -> Callable[[Tensor, Tensor], Tensor]:
+    """The post's loss for one step: the squared error divided by ``n``, so that the
+    losses of an epoch of :func:`per_sample` steps add up to a mean squared error.
+
+    >>> squared_error_over(4)(Tensor([[3.0]]), Tensor([[1.0]])).item()
+    1.0
+    """
+    return lambda pred, target: ((pred - target) ** 2).sum() / n
 
 
 def deep_relu_net(width: int = 10, layers: int = 10, *, seed: Seed = 1) -> nn.Sequential:
