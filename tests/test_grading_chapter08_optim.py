@@ -78,7 +78,8 @@ CORRECT = {"MySGD": MySGD, "MyAdam": MyAdam}
 def test_correct_optimisers_pass_every_check_on_any_seed(exercise_id, seed):
     result = grade(exercise_id, CORRECT, seed)
     assert result.passed, [(c.name, c.reason) for c in result.checks]
-    assert grade("08.sgd_momentum", {"MySGD": TensorSGD}, seed).passed
+    if exercise_id == "08.sgd_momentum":  # and another correct way of writing it
+        assert grade(exercise_id, {"MySGD": TensorSGD}, seed).passed
 
 
 @pytest.mark.parametrize("kind", ["steady", "several", "none", "groups", "tiny"])

@@ -242,6 +242,25 @@ def _pairs(names: tuple[str, ...] = _VARYING) -> Callable[[random.Random], list]
     return lambda rng: [tuple(rng.sample(names, 2)) for _ in range(4)]
 
 
+def _rule_check(
+    name: str,
+    pairs: Callable[[random.Random], list[tuple[str, str]]],
+    function: str,
+    exact: Rule,
+    mistakes: tuple[Mistake, ...],
+) -> Check:
+    """A check of the rule ``function`` on the (u, v) ``pairs``, against ``exact``."""
+    what = {"quotient_rule": "u / v", "power_rule": "u ** v"}[function]
+    return Check(
+        name,
+        "",
+        _rule_cases(pairs),
+        _run_rule(function),
+        _judge_rule(exact, what),
+        mistakes=mistakes,
+    )
+
+
 def _quotient(f: float, df: float, g: float, dg: float) -> float:
     return (df * g - f * dg) / (g * g)
 
@@ -280,23 +299,15 @@ QUOTIENT = register(
         "quotient_rule(u, du, v, dv) returns an expression for d(u / v)/dx, given u, v and "
         "their derivatives du, dv.",
         ("quotient_rule",),
-        (
-            Check(
-                "d(u/v) when u and v both depend on x",
-                "",
-                _rule_cases(_pairs()),
-                _run_rule("quotient_rule"),
-                _judge_rule(_quotient, "u / v"),
-                mistakes=_QUOTIENT_MISTAKES,
-            ),
-            Check(
-                "d(c/v) for a constant numerator",
-                "",
-                _rule_cases(lambda rng: [("3", v) for v in rng.sample(_VARYING, 3)]),
-                _run_rule("quotient_rule"),
-                _judge_rule(_quotient, "u / v"),
-                mistakes=_QUOTIENT_MISTAKES,
-            ),
+        tuple(
+            _rule_check(name, pairs, "quotient_rule", _quotient, _QUOTIENT_MISTAKES)
+            for name, pairs in (
+                ("d(u/v) when u and v both depend on x", _pairs()),
+                (
+                    "d(c/v) for a constant numerator",
+                    lambda rng: [("3", v) for v in rng.sample(_VARYING, 3)],
+                ),
+            )
         ),
         withheld=WITHHELD,
         answers=(
@@ -343,33 +354,22 @@ POWER = register(
         "power_rule(u, du, v, dv) returns an expression for d(u ** v)/dx for a positive u, "
         "where u and v may both depend on x.",
         ("power_rule",),
-        (
-            Check(
-                "d(u**v) when u and v both depend on x",
-                "",
-                _rule_cases(
-                    lambda rng: [(u, rng.choice(_VARYING)) for u in rng.sample(_POSITIVE, 3)]
+        tuple(
+            _rule_check(name, pairs, "power_rule", _power, _POWER_MISTAKES)
+            for name, pairs in (
+                (
+                    "d(u**v) when u and v both depend on x",
+                    lambda rng: [(u, rng.choice(_VARYING)) for u in rng.sample(_POSITIVE, 3)],
                 ),
-                _run_rule("power_rule"),
-                _judge_rule(_power, "u ** v"),
-                mistakes=_POWER_MISTAKES,
-            ),
-            Check(
-                "d(u**c) for a constant exponent",
-                "",
-                _rule_cases(lambda rng: [(u, "3") for u in rng.sample(_POSITIVE, 3)]),
-                _run_rule("power_rule"),
-                _judge_rule(_power, "u ** v"),
-                mistakes=_POWER_MISTAKES,
-            ),
-            Check(
-                "d(c**v) for a constant base",
-                "",
-                _rule_cases(lambda rng: [("3", v) for v in rng.sample(_VARYING, 3)]),
-                _run_rule("power_rule"),
-                _judge_rule(_power, "u ** v"),
-                mistakes=_POWER_MISTAKES,
-            ),
+                (
+                    "d(u**c) for a constant exponent",
+                    lambda rng: [(u, "3") for u in rng.sample(_POSITIVE, 3)],
+                ),
+                (
+                    "d(c**v) for a constant base",
+                    lambda rng: [("3", v) for v in rng.sample(_VARYING, 3)],
+                ),
+            )
         ),
         withheld=WITHHELD,
         answers=(

@@ -107,6 +107,8 @@ class Check:
         first failure; else none."""
         if not self.mistakes:
             return self.hint
+        if not failures:
+            return ""
 
         def fits(mistake: Mistake, case: Case, seen: Any) -> bool:
             try:
@@ -115,10 +117,10 @@ class Check:
                 return False
 
         for mistake in self.mistakes:
-            if failures and all(fits(mistake, case, seen) for case, seen in failures):
+            if all(fits(mistake, case, seen) for case, seen in failures):
                 return mistake.hint
         for mistake in self.mistakes:
-            if failures and fits(mistake, *failures[0]):
+            if fits(mistake, *failures[0]):
                 return mistake.hint
         return ""
 
