@@ -63,7 +63,8 @@ CORRECT = {
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
 def test_reference_answers_pass_every_check_on_any_seed(seed):
-    for ex in chapter("06") + chapter("07"):
+    # (the MyTensor track of 06 has tests of its own: test_grading_chapter06_engine.py)
+    for ex in [ex for ex in chapter("06") + chapter("07") if set(ex.names) <= set(CORRECT)]:
         result = grade(ex.id, CORRECT, seed)
         assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
         assert result.score == ex.points

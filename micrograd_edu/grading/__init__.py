@@ -15,6 +15,8 @@ from . import (  # noqa: F401
     chapter04,
     chapter05,
     chapter06,
+    chapter06_engine,
+    chapter06_function,
     chapter07,
     chapter08,
     chapter08_freeze,

@@ -72,3 +72,19 @@ def unbroadcast_reference(grad: Any, shape: tuple) -> Any:
     grad = grad.sum(axis=tuple(range(extra))) if extra > 0 else grad
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+
+
+def matmul_backward_reference(a: Any, b: Any, dc: Any) -> tuple:
+    """(dA, dB) for C = A @ B: vectors as one-row (left) or one-column (right) matrices,
+    stacks product by product, a factor shared by the stack summing its shares (it calls
+    ``unbroadcast_reference``: an exercise that requires it requires that too)."""
+    import numpy as np
+
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    dc2 = np.asarray(dc, dtype=float)
+    dc2 = dc2[..., None] if b.ndim == 1 else dc2
+    dc2 = dc2[..., None, :] if a.ndim == 1 else dc2
+    da = unbroadcast_reference(dc2 @ np.swapaxes(b2, -1, -2), a2.shape)
+    db = unbroadcast_reference(np.swapaxes(a2, -1, -2) @ dc2, b2.shape)
+    return da.reshape(a.shape), db.reshape(b.shape)

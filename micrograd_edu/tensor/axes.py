@@ -67,6 +67,8 @@ def reduction_args(op: str, axis: Any, keepdims: bool, torch_names: dict) -> tup
         if keepdims:
             raise TypeError(f"{op}: give keepdims= or keepdim=, not both")
         keepdims = torch_names.pop("keepdim")
+    if "out" in torch_names and torch_names["out"] is None:
+        del torch_names["out"]  # np.sum(tensor, axis=...) passes out=None
     if torch_names:
         raise TypeError(f"{op}: unexpected arguments {sorted(torch_names)}")
     return axis, bool(keepdims)

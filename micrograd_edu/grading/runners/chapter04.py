@@ -92,20 +92,23 @@ def _recording(cls: type) -> Iterator[list[Any]]:
             del cls.__init__
 
 
-def _backward_by_creation(leaf: Any, build: Callable[[], Any]) -> Any:
+def _backward_by_creation(leaf: Any, build: Callable[[], Any], seed: Any = 1.0) -> Any:
     """``build()``'s result, backpropagated as MyValue's backward would: every node
     reachable from it along ``.parents`` runs its ``_backward`` once, in the reverse of
-    the order the nodes were made (a node is made after its parents). The grader needs
-    no topological sort of its own (that is an exercise)."""
+    the order the nodes were made (a node is made after its parents), after the result's
+    grad is set to ``seed``. The grader needs no topological sort of its own (that is an
+    exercise). A result that is not of the leaf's class is returned as it is."""
     with _recording(type(leaf)) as created:
         root = build()
+    if not isinstance(root, type(leaf)):
+        return root
     reached, todo = {id(root)}, [root]
     while todo:
         for parent in getattr(todo.pop(), "parents", ()) or ():
             if id(parent) not in reached:
                 reached.add(id(parent))
                 todo.append(parent)
-    root.grad = 1.0
+    root.grad = seed
     for node in reversed(created):
         if id(node) in reached:
             node._backward()

@@ -1,0 +1,681 @@
+"""Chapter 06's second half: the student's own tensor engine, ``MyTensor``, and its
+operations (broadcasting ``+`` and ``broadcast_to``, ``sum``, ``reshape``,
+``permute``/``transpose``, ``@``); ``chapter06_function`` grades its ``gradcheck``,
+``MyFunction`` and ``LogSumExp``.
+
+The oracle: every gradient is the central difference of ``sum(up * f(inputs))``, with
+``f`` the same expression on numpy arrays. The cases are drawn so that the typical
+mistakes show: an input used twice, negative axes, orders of axes that are not their own
+inverse, a number or an array on the left.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .arrays import compare, numerical_gradients, random_matrix, same
+from .chapter06 import WITHHELD
+from .references import matmul_backward_reference, unbroadcast_reference
+from .registry import Case, Check, Exercise, Mistake, register
+from .runners.chapter06_engine import _run_expression
+
+_ENGINE_WITHHELD = (
+    *WITHHELD,
+    "micrograd_edu.numerical.gradcheck",
+    "micrograd_edu.custom_op.Function",
+    "scipy",
+    "torch",
+)
+_UNBROADCAST = {"unbroadcast": unbroadcast_reference}
+
+
+def _axis(params: dict) -> Any:
+    axis = params.get("axis")
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _sum(a: np.ndarray, p: dict) -> np.ndarray:
+    return np.sum(a, axis=_axis(p), keepdims=p["keepdims"])
+
+
+# The runner's expressions (runners/chapter06_engine.py), on arrays.
+_NUMPY: dict[str, Callable[[list, dict], Any]] = {
+    "add": lambda a, p: a[0] + a[1],
+    "add_number": lambda a, p: a[0] + p["k"],
+    "number_add": lambda a, p: p["k"] + a[0],
+    "array_add": lambda a, p: np.array(p["array"]) + a[0],
+    "add_self": lambda a, p: a[0] + a[0],
+    "broadcast_to": lambda a, p: np.broadcast_to(a[0], tuple(p["shape"])),
+    "broadcast_squared": lambda a, p: np.broadcast_to(a[0], tuple(p["shape"])) ** 2,
+    "sum": lambda a, p: _sum(a[0], p),
+    "sum_squared": lambda a, p: _sum(a[0], p) ** 2,
+    "sum_then_sum": lambda a, p: np.sum(_sum(a[0], p)),
+    "reshape": lambda a, p: a[0].reshape(p["shape"]),
+    "reshape_tuple": lambda a, p: a[0].reshape(p["shape"]),
+    "reshape_squared": lambda a, p: a[0].reshape(p["shape"]) ** 2,
+    "permute": lambda a, p: np.transpose(a[0], p["axes"]),
+    "permute_twice": lambda a, p: np.transpose(np.transpose(a[0], p["axes"]), p["axes"]),
+    "permute_squared": lambda a, p: np.transpose(a[0], p["axes"]) ** 2,
+    "transpose": lambda a, p: np.swapaxes(a[0], *p["dims"]),
+    "matmul": lambda a, p: a[0] @ a[1],
+    "matmul_self": lambda a, p: a[0] @ a[0],
+    "matmul_array": lambda a, p: a[0] @ np.array(p["array"]),
+    # MyFunction's cases (the grader's Mul, Square, Scale and RowSums)
+    "mul": lambda a, p: a[0] * a[1],
+    "mul_self": lambda a, p: a[0] * a[0],
+    "square_square": lambda a, p: (a[0] * a[0]) ** 2,
+    "scale": lambda a, p: p["k"] * a[0],
+}
+
+_TWICE = ("add_self", "broadcast_squared", "sum_squared", "reshape_squared", "permute_squared")
+
+
+def _shape_of(shape: list[int] | tuple[int, ...]) -> str:
+    return str(tuple(shape))
+
+
+def _case(rng: random.Random, expr: str, text: str, shapes: list, **params: Any) -> Case:
+    """A case: inputs of ``shapes``, the expression's parameters, and a cotangent ``up`` of
+    the result's shape; ``text`` is the expression as the student would write it."""
+    inputs = [random_matrix(rng, *s) for s in shapes]
+    out = np.asarray(_NUMPY[expr]([np.array(x, dtype=float) for x in inputs], params))
+    names = ", ".join(f"{n} of shape {_shape_of(s)}" for n, s in zip("xy", shapes, strict=False))
+    return {
+        "expr": expr,
+        "inputs": inputs,
+        "params": params,
+        "up": random_matrix(rng, *out.shape),
+        "text": f"{text}, {names}",
+    }
+
+
+def _wants(case: Case) -> list[np.ndarray]:
+    """Each input's gradient of sum(up * f(inputs)), by central differences."""
+    arrays = [np.array(x, dtype=float) for x in case["inputs"]]
+    up, f = np.array(case["up"], dtype=float), _NUMPY[case["expr"]]
+    return numerical_gradients(lambda *xs: float(np.sum(up * f(list(xs), case["params"]))), *arrays)
+
+
+def _judge_expression(case: Case, seen: dict) -> str | None:
+    text = case["text"]
+    if not seen.get("made"):
+        return f"{text}: the result is a {seen.get('kind')}, not a MyTensor"
+    arrays = [np.array(x, dtype=float) for x in case["inputs"]]
+    value = np.asarray(_NUMPY[case["expr"]](arrays, case["params"]), dtype=float)
+    problem = compare(seen.get("value"), value, f"the result's data ({text})")
+    if problem:
+        return problem
+    grads = seen.get("grads") or []
+    for i, want in enumerate(_wants(case)):
+        got = grads[i] if i < len(grads) else None
+        problem = compare(got, want, f"{'xy'[i]}.grad ({text})")
+        if problem:
+            return problem
+    return None
+
+
+def _grad_is(model: Callable[[Case, list[np.ndarray]], Any], which: int = 0):
+    """A mistake whose input ``which`` gets ``model(case, right gradients)``."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        grads = seen.get("grads") or []
+        if len(grads) <= which:
+            return False
+        wrong = model(case, _wants(case))
+        return wrong is not None and same(grads[which], wrong)
+
+    return matches
+
+
+def _raised(*fragments: str, when: Callable[[Case], bool] = lambda case: True):
+    """A mistake seen as a raise whose message holds one of ``fragments``."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        error = str(seen.get("error", ""))
+        return when(case) and any(f in error for f in fragments)
+
+    return matches
+
+
+def _either(*models: Callable[[Case, dict], bool]):
+    return lambda case, seen: any(model(case, seen) for model in models)
+
+
+_REPLACED = Mistake(
+    _grad_is(lambda case, wants: wants[0] / 2 if case["expr"] in _TWICE else None),
+    "x was used twice here, and only one use's share of the gradient reached it: a backward "
+    "rule adds its share to an input's grad, it never replaces what is there",
+)
+
+_UNREDUCED = (
+    "an input smaller than the result was used several times (broadcasting copied it), and "
+    "its gradient came back with the result's shape: the copies' shares belong together, in "
+    "the input's own shape (exercise 1)"
+)
+
+
+def _result(case: Case) -> np.ndarray:
+    arrays = [np.array(x, dtype=float) for x in case["inputs"]]
+    return np.asarray(_NUMPY[case["expr"]](arrays, case["params"]))
+
+
+def _ratio(case: Case, which: int = 0) -> float:
+    """How many entries of the result each entry of input ``which`` stands for."""
+    return _result(case).size / np.size(case["inputs"][which])
+
+
+def _result_shaped(case: Case, seen: dict) -> bool:
+    # an input's grad came back in the result's shape, which is not the input's
+    shape = _result(case).shape
+    grads = seen.get("grads") or []
+    return any(
+        np.shape(got) == shape != np.shape(x) for got, x in zip(grads, case["inputs"], strict=False)
+    )
+
+
+def _averaged(case: Case, seen: dict) -> bool:
+    # an input's gradient divided by how many times broadcasting used each of its entries
+    grads, wants = seen.get("grads") or [], _wants(case)
+    return any(
+        _ratio(case, i) != 1 and same(got, wants[i] / _ratio(case, i))
+        for i, got in enumerate(grads[: len(wants)])
+    )
+
+
+# --- + and broadcast_to ---------------------------------------------------------------------
+
+
+def _broadcast_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        m, n = rng.sample(range(2, 6), 2)
+        k = rng.randint(2, 4)
+        made = {
+            "row": lambda: _case(rng, "add", "x + y", [(m, n), (n,)]),
+            "outer": lambda: _case(rng, "add", "x + y", [(m, 1), (1, n)]),
+            "stack": lambda: _case(rng, "add", "x + y", [(k, m, n), (m, 1)]),
+            "to_rows": lambda: _case(
+                rng, "broadcast_to", f"x.broadcast_to({(m, n)})", [(n,)], shape=[m, n]
+            ),
+            "to_stack": lambda: _case(
+                rng, "broadcast_to", f"x.broadcast_to({(k, m, n)})", [(m, 1)], shape=[k, m, n]
+            ),
+            "number": lambda: _case(rng, "add_number", "x + 2.5", [(m, n)], k=2.5),
+            "number_first": lambda: _case(rng, "number_add", "2.5 + x", [(m, n)], k=2.5),
+            "array_first": lambda: _case(
+                rng,
+                "array_add",
+                f"a numpy array of shape {(m, n)} + x",
+                [(n,)],
+                array=random_matrix(rng, m, n),
+            ),
+            "self": lambda: _case(rng, "add_self", "x + x", [(m, n)]),
+            "squared": lambda: _case(
+                rng,
+                "broadcast_squared",
+                f"x.broadcast_to({(m, n)}) * x.broadcast_to({(m, n)})",
+                [(1, n)],
+                shape=[m, n],
+            ),
+        }
+        return [made[kind]() for kind in kinds]
+
+    return cases
+
+
+_NOT_A_TENSOR = (
+    "the other operand may be a plain number or a numpy array: make it a MyTensor first, as "
+    "__mul__ does"
+)
+
+_BROADCAST_MISTAKES = (
+    _REPLACED,
+    Mistake(_either(_raised("broadcast"), _result_shaped), _UNREDUCED),
+    Mistake(
+        _averaged,
+        "averaged instead of summed: each copy of an entry sends back its whole share",
+    ),
+    Mistake(
+        _raised(
+            "unsupported operand", when=lambda case: case["expr"] in ("number_add", "array_add")
+        ),
+        "with the number or array first, Python asks x.__radd__ for the sum: give MyTensor one",
+    ),
+    Mistake(_raised("attribute 'data'", "attribute 'shape'"), _NOT_A_TENSOR),
+)
+
+BROADCAST = register(
+    Exercise(
+        "06.broadcast",
+        "MyTensor: + and broadcast_to",
+        2,
+        "MyTensor.__add__ (and __radd__) adds two tensors of shapes that broadcast, or a "
+        "tensor and a number or array; MyTensor.broadcast_to(shape) returns the tensor "
+        "stretched to shape. Each input's grad receives its gradient in its own shape.",
+        ("MyTensor",),
+        (
+            Check(
+                "x + y, shapes that broadcast",
+                "",
+                _broadcast_cases(["row", "outer", "stack"]),
+                _run_expression,
+                _judge_expression,
+                weight=2,
+                mistakes=_BROADCAST_MISTAKES,
+            ),
+            Check(
+                "x.broadcast_to(shape)",
+                "",
+                _broadcast_cases(["to_rows", "to_stack"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_BROADCAST_MISTAKES,
+            ),
+            Check(
+                "a number or an array on either side",
+                "",
+                _broadcast_cases(["number", "number_first", "array_first"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_BROADCAST_MISTAKES,
+            ),
+            Check(
+                "the same tensor twice",
+                "",
+                _broadcast_cases(["self", "squared"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_BROADCAST_MISTAKES,
+            ),
+        ),
+        requires=_UNBROADCAST,
+        answers=("unbroadcast(out.grad, self.shape)", "unbroadcast(out.grad, other.shape)"),
+        withheld=_ENGINE_WITHHELD,
+    )
+)
+
+
+# --- sum ------------------------------------------------------------------------------------
+
+
+def _sum_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        k, m, n = rng.sample(range(2, 6), 3)
+
+        def summed(expr: str, shape: tuple, axis: Any, keepdims: bool = False) -> Case:
+            written = "x.sum()" if axis is None else f"x.sum(axis={axis})"
+            if keepdims:
+                written = written[:-1] + ", keepdims=True)"
+            if expr == "sum_squared":
+                written = f"{written} * {written}"
+            elif expr == "sum_then_sum":
+                written += ".sum()"
+            axis_param = list(axis) if isinstance(axis, tuple) else axis
+            made = _case(rng, expr, written, [shape], axis=axis_param, keepdims=keepdims)
+            negative = any(a < 0 for a in np.atleast_1d(axis if axis is not None else 0))
+            return {**made, "negative": bool(negative)}
+
+        made = {
+            "rows": lambda: summed("sum", (m, n), 0),
+            "columns": lambda: summed("sum", (m, n), 1),
+            "middle": lambda: summed("sum", (k, m, n), 1),
+            "all": lambda: summed("sum", (m, n), None),
+            "several": lambda: summed("sum", (k, m, n), (0, 2)),
+            "then": lambda: summed("sum_then_sum", (k, m, n), 2),
+            "keep": lambda: summed("sum", (m, n), 1, keepdims=True),
+            "keep_several": lambda: summed("sum", (k, m, n), (0, 2), keepdims=True),
+            "last": lambda: summed("sum", (k, m, n), -1),
+            "negatives": lambda: summed("sum", (k, m, n), (-1, -3)),
+            "squared": lambda: summed("sum_squared", (m, n), 0),
+        }
+        return [made[kind]() for kind in kinds]
+
+    return cases
+
+
+def _keeps(case: Case) -> bool:
+    return bool(case["params"]["keepdims"])
+
+
+def _keepdims_ignored(case: Case, seen: dict) -> bool:
+    if not case["params"]["keepdims"]:
+        return False
+    x = np.array(case["inputs"][0])
+    flat = np.sum(x, axis=_axis(case["params"]))
+    return same(seen.get("value"), flat)
+
+
+_SUM_MISTAKES = (
+    _REPLACED,
+    Mistake(
+        lambda case, seen: case.get("negative", False),
+        "a negative axis counts from the end (-1 is the last axis), in the input's numbering",
+    ),
+    Mistake(
+        _raised(
+            "broadcast",
+            "shape",
+            when=lambda case: not case["params"]["keepdims"] and case["params"]["axis"] is not None,
+        ),
+        "the gradient arriving has the result's shape, in which the summed axes are gone: give "
+        "them back, with length 1, before you spread it over the input's shape",
+    ),
+    Mistake(
+        _grad_is(lambda case, wants: wants[0] * _ratio(case)),
+        "divided by the number of entries summed: each entry counts once in its sum, so it "
+        "receives the gradient arriving whole (dividing is mean's rule)",
+    ),
+    Mistake(
+        _either(_keepdims_ignored, _raised("dimension", "shape", when=_keeps)),
+        "keepdims=True keeps each summed axis, with length 1, as np.sum does",
+    ),
+)
+
+
+def _sum_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
+    return Check(
+        name,
+        "",
+        _sum_cases(kinds),
+        _run_expression,
+        _judge_expression,
+        weight=weight,
+        mistakes=_SUM_MISTAKES,
+    )
+
+
+SUM = register(
+    Exercise(
+        "06.sum",
+        "MyTensor.sum",
+        2,
+        "MyTensor.sum(axis=None, keepdims=False) sums over axis (None: every axis; an int, "
+        "negative too, or a tuple), as np.sum does; its backward gives x.grad its share in "
+        "x's shape.",
+        ("MyTensor",),
+        (
+            _sum_check("over one axis", ["rows", "columns", "middle"], weight=2),
+            _sum_check("over every axis, or several", ["all", "several", "then"]),
+            _sum_check("keepdims=True", ["keep", "keep_several"]),
+            _sum_check("negative axes", ["middle", "last", "negatives"]),
+            _sum_check("the same tensor twice", ["squared"]),
+        ),
+        requires=_UNBROADCAST,
+        answers=("np.expand_dims(grad, axis)", "np.broadcast_to(grad, self.shape)"),
+        withheld=_ENGINE_WITHHELD,
+    )
+)
+
+
+# --- reshape ----------------------------------------------------------------------------------
+
+
+def _reshape_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        k, m, n = rng.sample(range(2, 6), 3)
+        made = {
+            "flat": lambda: _case(rng, "reshape", f"x.reshape({m * n})", [(m, n)], shape=[m * n]),
+            "merge": lambda: _case(
+                rng, "reshape", f"x.reshape({k}, {m * n})", [(k, m, n)], shape=[k, m * n]
+            ),
+            "split": lambda: _case(
+                rng, "reshape", f"x.reshape({m}, -1, {k})", [(k * m, n)], shape=[m, -1, k]
+            ),
+            "tuple": lambda: _case(
+                rng, "reshape_tuple", f"x.reshape({(n, m)})", [(m, n)], shape=[n, m]
+            ),
+            "squared": lambda: _case(
+                rng,
+                "reshape_squared",
+                f"x.reshape({n}, {m}) * x.reshape({n}, {m})",
+                [(m, n)],
+                shape=[n, m],
+            ),
+        }
+        return [made[kind]() for kind in kinds]
+
+    return cases
+
+
+_RESHAPE_MISTAKES = (
+    _REPLACED,
+    Mistake(
+        _either(
+            _raised("broadcast", "shape", when=lambda case: case["expr"] != "reshape_tuple"),
+            _grad_is(lambda case, wants: np.reshape(case["up"], np.shape(case["up"]))),
+        ),
+        "x.grad must have x's shape: the gradient arriving has the new one. The entries are "
+        "the same, in the same order",
+    ),
+    Mistake(
+        _raised("interpreted as an integer", when=lambda case: case["expr"] == "reshape_tuple"),
+        "x.reshape((2, 6)) and x.reshape(2, 6) mean the same in numpy and in PyTorch: accept both",
+    ),
+)
+
+RESHAPE = register(
+    Exercise(
+        "06.reshape",
+        "MyTensor.reshape",
+        1,
+        "MyTensor.reshape(*shape) returns the same entries in a new shape (given as numbers "
+        "or as one tuple; one of them may be -1), as numpy and PyTorch do.",
+        ("MyTensor",),
+        (
+            Check(
+                "to a new shape",
+                "",
+                _reshape_cases(["flat", "merge", "split"]),
+                _run_expression,
+                _judge_expression,
+                weight=2,
+                mistakes=_RESHAPE_MISTAKES,
+            ),
+            Check(
+                "a shape given as one tuple",
+                "",
+                _reshape_cases(["tuple"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_RESHAPE_MISTAKES,
+            ),
+            Check(
+                "the same tensor twice",
+                "",
+                _reshape_cases(["squared"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_RESHAPE_MISTAKES,
+            ),
+        ),
+        requires=_UNBROADCAST,
+        answers=("out.grad.reshape(self.shape)",),
+        withheld=_ENGINE_WITHHELD,
+    )
+)
+
+
+# --- permute and transpose ----------------------------------------------------------------------
+
+
+def _permute_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        k, m, n = rng.sample(range(2, 6), 3)
+
+        def permuted(expr: str, axes: tuple[int, ...], written: str) -> Case:
+            made = _case(rng, expr, written, [(k, m, n)], axes=list(axes))
+            return {**made, "negative": any(a < 0 for a in axes)}
+
+        made = {
+            "cycle": lambda: permuted("permute", (1, 2, 0), "x.permute(1, 2, 0)"),
+            "other_cycle": lambda: permuted("permute", (2, 0, 1), "x.permute(2, 0, 1)"),
+            "twice": lambda: permuted(
+                "permute_twice", (1, 2, 0), "x.permute(1, 2, 0).permute(1, 2, 0)"
+            ),
+            "negative_cycle": lambda: permuted("permute", (-1, 0, 1), "x.permute(-1, 0, 1)"),
+            "negative_swap": lambda: permuted("permute", (0, -1, -2), "x.permute(0, -1, -2)"),
+            "squared": lambda: permuted(
+                "permute_squared", (2, 0, 1), "x.permute(2, 0, 1) * x.permute(2, 0, 1)"
+            ),
+            "matrix": lambda: _case(rng, "transpose", "x.transpose(0, 1)", [(m, n)], dims=[0, 1]),
+            "last_two": lambda: _case(
+                rng, "transpose", "x.transpose(-1, -2)", [(k, m, n)], dims=[-1, -2]
+            ),
+            "outer_two": lambda: _case(
+                rng, "transpose", "x.transpose(0, 2)", [(k, m, n)], dims=[0, 2]
+            ),
+        }
+        return [made[kind]() for kind in kinds]
+
+    return cases
+
+
+def _same_order_again(case: Case, seen: dict) -> bool:
+    # the backward permuted the gradient by the forward's order, not by its inverse
+    if case["expr"] not in ("permute", "permute_twice", "permute_squared") or case["negative"]:
+        return False
+    if "error" in seen:
+        return "broadcast" in str(seen["error"]) or "shape" in str(seen["error"])
+    up, axes = np.array(case["up"]), case["params"]["axes"]
+    return case["expr"] == "permute" and same((seen.get("grads") or [None])[0], up.transpose(axes))
+
+
+_PERMUTE_MISTAKES = (
+    _REPLACED,
+    Mistake(
+        lambda case, seen: case.get("negative", False),
+        "a negative axis counts from the end (-1 is the last): turn it into its place before "
+        "you work out the order that undoes the permutation",
+    ),
+    Mistake(
+        _same_order_again,
+        "the gradient went back through the same order of axes: that undoes a permutation only "
+        "when it is its own inverse. After permute(1, 2, 0), where did axis 0 go, and which "
+        "order brings it back?",
+    ),
+    Mistake(
+        _raised("transpose", when=lambda case: case["expr"] == "transpose"),
+        "transpose(dim0, dim1) swaps two axes, as torch.transpose does: it is a permute",
+    ),
+)
+
+
+def _permute_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
+    return Check(
+        name,
+        "",
+        _permute_cases(kinds),
+        _run_expression,
+        _judge_expression,
+        weight=weight,
+        mistakes=_PERMUTE_MISTAKES,
+    )
+
+
+PERMUTE = register(
+    Exercise(
+        "06.permute",
+        "MyTensor.permute and transpose",
+        2,
+        "MyTensor.permute(*axes) reorders all the axes (x.permute(2, 0, 1) puts axis 2 "
+        "first; negative axes count from the end), as torch.permute; "
+        "MyTensor.transpose(dim0, dim1) swaps two axes, as torch.transpose.",
+        ("MyTensor",),
+        (
+            _permute_check("orders of three axes", ["cycle", "other_cycle", "twice"], weight=2),
+            _permute_check("negative axes", ["cycle", "negative_cycle", "negative_swap"]),
+            _permute_check("transpose(dim0, dim1)", ["matrix", "last_two", "outer_two"]),
+            _permute_check("the same tensor twice", ["squared"]),
+        ),
+        requires=_UNBROADCAST,
+        answers=("np.argsort(axes)", "out.grad.transpose(np.argsort"),
+        withheld=_ENGINE_WITHHELD,
+    )
+)
+
+
+# --- @ ------------------------------------------------------------------------------------------
+
+
+def _matmul_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        m, k, n = rng.sample(range(2, 6), 3)
+        p = rng.randint(2, 4)
+        made = {
+            "matrices": lambda: _case(rng, "matmul", "x @ y", [(m, k), (k, n)]),
+            "stack": lambda: _case(rng, "matmul", "x @ y", [(p, m, k), (k, n)]),
+            "vector": lambda: _case(rng, "matmul", "x @ y", [(k,), (k, n)]),
+            "array": lambda: _case(
+                rng,
+                "matmul_array",
+                f"x @ (a numpy array of shape {(k, n)})",
+                [(m, k)],
+                array=random_matrix(rng, k, n),
+            ),
+            "self": lambda: _case(rng, "matmul_self", "x @ x", [(k, k)]),
+        }
+        return [made[kind]() for kind in kinds]
+
+    return cases
+
+
+def _one_share(case: Case, seen: dict) -> bool:
+    if case["expr"] != "matmul_self":
+        return False
+    x, up = np.array(case["inputs"][0]), np.array(case["up"])
+    got = (seen.get("grads") or [None])[0]
+    return same(got, up @ x.T) or same(got, x.T @ up)
+
+
+_MATMUL_MISTAKES = (
+    Mistake(
+        _one_share,
+        "x stands on both sides of x @ x, and only one side's share of the gradient reached "
+        "it: a backward rule adds to an input's grad, it never replaces what is there",
+    ),
+    Mistake(_raised("attribute 'data'", "attribute 'shape'"), _NOT_A_TENSOR),
+)
+
+MY_MATMUL = register(
+    Exercise(
+        "06.my_matmul",
+        "MyTensor.__matmul__",
+        1,
+        "MyTensor.__matmul__(self, other) is numpy's @ (matrices, vectors, stacks), with "
+        "other a MyTensor or a numpy array; its backward uses your matmul_backward.",
+        ("MyTensor",),
+        (
+            Check(
+                "matrices, a vector and a stack",
+                "",
+                _matmul_cases(["matrices", "stack", "vector"]),
+                _run_expression,
+                _judge_expression,
+                weight=2,
+                mistakes=_MATMUL_MISTAKES,
+            ),
+            Check(
+                "a numpy array on the right",
+                "",
+                _matmul_cases(["array"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_MATMUL_MISTAKES,
+            ),
+            Check(
+                "the same tensor on both sides",
+                "",
+                _matmul_cases(["self"]),
+                _run_expression,
+                _judge_expression,
+                mistakes=_MATMUL_MISTAKES,
+            ),
+        ),
+        requires={"matmul_backward": matmul_backward_reference, **_UNBROADCAST},
+        answers=("matmul_backward(self.data, other.data, out.grad)",),
+        withheld=_ENGINE_WITHHELD,
+    )
+)

@@ -1,0 +1,492 @@
+"""Chapter 06's ``gradcheck``, ``MyFunction.apply`` and ``LogSumExp``: the pieces that let
+a student add an operation to their ``MyTensor`` engine and verify it.
+
+The oracles: a gradcheck's verdict is judged against the grader's knowledge of which
+backward rule it broke (kept with the judge, never sent to the submission's process);
+apply's gradients and LogSumExp's are central differences. The cases are drawn so that
+the typical mistakes show: a flaw in one entry, one input or one direction only, values
+large enough for rounding to matter, inputs holding earlier gradients, a number among a
+Function's arguments, a gradient of the wrong shape, entries near ±1000.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .arrays import compare, numerical_gradients, random_matrix, same
+from .chapter06_engine import (
+    _ENGINE_WITHHELD,
+    _UNBROADCAST,
+    _case,
+    _either,
+    _judge_expression,
+    _raised,
+    _wants,
+)
+from .registry import HELD, Case, Check, Exercise, Mistake, register
+from .runners.chapter06_engine import _run_function, _run_gradcheck, _run_logsumexp
+
+# --- gradcheck ------------------------------------------------------------------------------------
+
+# The functions the grader checks with (runners/chapter06_engine.py), as written for feedback.
+_WRITTEN = {
+    "sin_times": "sin(x) * y",
+    "row_sums": "(x * x * y).sum(axis=1)",
+    "total": "(sin(x) * y).sum()",
+    "cube": "x ** 3",
+    "half_square": "x * x / 2",
+}
+
+
+def _gradcheck_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        m, n = rng.sample(range(2, 5), 2)
+
+        def made(function: str, flaw: Any = None, **extra: Any) -> Case:
+            if function == "cube":
+                shapes = [(n, n)]
+            elif function == "half_square":
+                shapes = [(2, 2)]
+            else:
+                shapes = [(m, n), (m, n)]
+            inputs = [random_matrix(rng, *s) for s in shapes]
+            if function == "half_square":  # entries near 2000: f's rounding errors show
+                inputs = [(1e3 * (2 + np.array(inputs[0]) / 2)).tolist()]
+            if function == "cube":  # away from zero, so a transposed gradient is far off
+                inputs = [(np.sign(inputs[0]) * (0.5 + np.abs(inputs[0]))).tolist()]
+            case = {"function": function, "inputs": inputs, "flaw": flaw, **extra}
+            text = f"f(x{', y' if len(shapes) == 2 else ''}) = {_WRITTEN[function]}"
+            case[HELD] = {"expect": flaw is None, "text": text, "flaw": (flaw or [""])[0]}
+            return case
+
+        cases_of = {
+            "right": lambda: made("sin_times"),
+            "transposed": lambda: made("cube", ["transposed", 0]),
+            "scaled": lambda: made("sin_times", ["scaled", 1.05]),
+            "last_entry": lambda: made("sin_times", ["last_entry", 0.5]),
+            "second": lambda: made("sin_times", ["second", 1.5]),
+            "unweighted": lambda: made("sin_times", ["unweighted", 0]),
+            "rows": lambda: made("row_sums"),
+            "total": lambda: made("total"),
+            "large": lambda: made("half_square"),
+            "stale": lambda: made("sin_times", stale=5.0),
+        }
+        return [cases_of[kind]() for kind in kinds]
+
+    return cases
+
+
+def _judge_verdict(case: Case, seen: dict) -> str | None:
+    verdict, held = seen.get("verdict"), case[HELD]
+    if not isinstance(verdict, bool):
+        return f"gradcheck returned {verdict}, not True or False"
+    if verdict == held["expect"]:
+        return None
+    if held["expect"]:
+        return f"gradcheck said False for {held['text']}, whose backward is right"
+    return f"gradcheck said True for {held['text']}, whose backward is wrong"
+
+
+def _judge_restored(case: Case, seen: dict) -> str | None:
+    if seen.get("restored"):
+        return None
+    return f"after gradcheck on {case[HELD]['text']}, an input's data is not what it was"
+
+
+def _missed(flaw: str):
+    return lambda case, seen: case[HELD]["flaw"] == flaw and seen.get("verdict") is True
+
+
+def _rejected(when: Callable[[Case], bool]):
+    return lambda case, seen: case[HELD]["expect"] and seen.get("verdict") is False and when(case)
+
+
+_GRADCHECK_MISTAKES = (
+    Mistake(
+        _missed("unweighted"),
+        "a backward that ignores the cotangent it is given went unnoticed: with v all ones, "
+        "every entry of the result weighs the same. Which v tells the two apart?",
+    ),
+    Mistake(
+        _missed("last_entry"),
+        "a gradient wrong in a single entry went unnoticed: is every entry of every input "
+        "compared, and each on its own?",
+    ),
+    Mistake(
+        _missed("second"),
+        "a wrong gradient of the second input went unnoticed: are all the inputs checked?",
+    ),
+    Mistake(
+        _either(_missed("scaled"), _missed("transposed")),
+        "a gradient a few percent off went unnoticed: compare with the tolerances the "
+        "statement gives, entry by entry",
+    ),
+    Mistake(
+        _rejected(lambda case: "stale" in case),
+        "a right backward was rejected when the inputs arrived holding gradients from an "
+        "earlier pass: backward adds to .grad",
+    ),
+    Mistake(
+        _rejected(lambda case: case["function"] == "half_square"),
+        "a right backward was rejected where the values are large: a central difference of a "
+        "large f carries a rounding error of its own, and the comparison allows for it in "
+        "proportion to the numerical value",
+    ),
+    Mistake(
+        _raised("shape", "cotangent", when=lambda case: case["function"] in ("row_sums", "total")),
+        "the result's shape is not always the inputs': the cotangent you send back has the "
+        "result's shape, a single number included",
+    ),
+)
+
+_RESTORED_MISTAKES = (
+    Mistake(
+        lambda case, seen: not seen.get("restored"),
+        "keep the entry you change and put that value back afterwards: adding h and then "
+        "subtracting it can leave a rounding error behind",
+    ),
+)
+
+
+def _gradcheck_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
+    return Check(
+        name,
+        "",
+        _gradcheck_cases(kinds),
+        _run_gradcheck,
+        _judge_verdict,
+        weight=weight,
+        mistakes=_GRADCHECK_MISTAKES,
+    )
+
+
+GRADCHECK = register(
+    Exercise(
+        "06.gradcheck",
+        "Your own gradcheck",
+        3,
+        "gradcheck(f, *inputs) returns True when, for every entry of every input, the "
+        "gradient of sum(v * f(*inputs)) that backward computes for a random cotangent v "
+        "agrees with a central difference (|analytic - numeric| <= 1e-5 + 1e-3 |numeric|, "
+        "as PyTorch's gradcheck), and False otherwise; it leaves the inputs' data as it found "
+        "them.",
+        ("gradcheck",),
+        (
+            _gradcheck_check(
+                "tells a right gradient from a wrong one", ["right", "transposed", "scaled"], 2
+            ),
+            _gradcheck_check(
+                "a flaw in one entry, one input, or one direction",
+                ["last_entry", "second", "unweighted"],
+                2,
+            ),
+            _gradcheck_check("results of any shape", ["rows", "total"]),
+            _gradcheck_check("large values", ["large"]),
+            _gradcheck_check("inputs that already hold gradients", ["stale"]),
+            Check(
+                "the inputs are left as they were",
+                "",
+                _gradcheck_cases(["right", "total"]),
+                _run_gradcheck,
+                _judge_restored,
+                mistakes=_RESTORED_MISTAKES,
+            ),
+        ),
+        answers=("x.data[index] = kept", "np.sum(v * f(*inputs).data)"),
+        withheld=_ENGINE_WITHHELD,
+    )
+)
+
+
+# --- MyFunction.apply ----------------------------------------------------------------------------
+
+_FUNCTION_TEXT = {
+    "mul": "Mul.apply(x, y)",
+    "mul_self": "Mul.apply(x, x)",
+    "square_square": "Square.apply(Square.apply(x))",
+    "scale": "Scale.apply(x, 3.0)",
+    "rows": "RowSums.apply(x)",
+}
+
+
+def _function_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        m, n = rng.sample(range(2, 6), 2)
+        made = {
+            "mul": lambda: _case(rng, "mul", _FUNCTION_TEXT["mul"], [(m, n), (m, n)]),
+            "mul_self": lambda: _case(rng, "mul_self", _FUNCTION_TEXT["mul_self"], [(m, n)]),
+            "square_square": lambda: _case(
+                rng, "square_square", _FUNCTION_TEXT["square_square"], [(m, n)]
+            ),
+            "scale": lambda: _case(rng, "scale", _FUNCTION_TEXT["scale"], [(m, n)], k=3.0),
+            "rows": lambda: {
+                "expr": "rows",
+                "inputs": [random_matrix(rng, m, n)],
+                "params": {},
+                "up": random_matrix(rng, m, n),
+                "text": f"{_FUNCTION_TEXT['rows']}, x of shape {(m, n)}",
+            },
+        }
+        return [made[kind]() for kind in kinds]
+
+    return cases
+
+
+def _judge_refusal(case: Case, seen: dict) -> str | None:
+    refusal = seen.get("refused")
+    x_shape = np.shape(case["inputs"][0])
+    wanted = ["RowSums", str(x_shape), str(x_shape[1:])]
+    if not refusal:
+        return (
+            f"RowSums.backward returned a gradient of shape {x_shape[1:]} for its input of "
+            f"shape {x_shape}, and it was taken without an error"
+        )
+    missing = [w for w in wanted if w not in str(refusal)]
+    if missing:
+        return f"the error raised ({str(refusal)[:160]}) should name {', '.join(missing)}"
+    return None
+
+
+def _judge_function(case: Case, seen: dict) -> str | None:
+    if case["expr"] == "rows":
+        return _judge_refusal(case, seen)
+    text = case["text"]
+    if "refused" in seen:
+        return f"raised {seen['refused']}"
+    tensors = len(case["inputs"]) if case["expr"] != "mul_self" else 2
+    handed = ["ndarray"] * tensors + (["float"] if case["expr"] == "scale" else [])
+    if case["expr"] == "square_square":
+        handed = ["ndarray"]
+    if seen.get("handed") != handed:
+        return f"in {text}, forward was handed {seen.get('handed')}, not {handed}"
+    if not seen.get("made"):
+        return f"{text} returned a {seen.get('kind')}, not a MyTensor"
+    parents = seen.get("parents")
+    inputs = sorted(set(range(len(case["inputs"]))))
+    if case["expr"] != "square_square" and sorted(set(parents or [])) != inputs:
+        return f"the parents of {text} are not the tensors it was computed from"
+    return _judge_expression(case, seen)
+
+
+def _handed(kind: str):
+    return lambda case, seen: kind in (seen.get("handed") or [])
+
+
+_FUNCTION_MISTAKES = (
+    Mistake(
+        _handed("MyTensor"),
+        "forward was handed MyTensors: it computes on arrays, so hand it each tensor's data "
+        "(and anything that is not a tensor as it is)",
+    ),
+    Mistake(
+        lambda case, seen: case["expr"] == "scale" and seen.get("handed", [None])[-1] != "float",
+        "only tensors are unwrapped: a number passes to forward as it is",
+    ),
+    Mistake(
+        lambda case, seen: (
+            case["expr"] == "scale"
+            and any(w in str(seen.get("refused")) for w in ("NoneType", "attribute 'grad'"))
+        ),
+        "backward returns None for an argument that is not a tensor: such an argument has no "
+        "gradient, and no grad to receive one",
+    ),
+    Mistake(
+        lambda case, seen: (
+            case["expr"] == "mul_self"
+            and same((seen.get("grads") or [None])[0], np.array(_wants(case)[0]) / 2)
+        ),
+        "x was both inputs, and only one share of the gradient reached it: add each share to "
+        "grad, never replace what is there",
+    ),
+    Mistake(
+        lambda case, seen: case["expr"] == "square_square" and "refused" not in seen,
+        "a backward with one input may return its gradient alone, not in a tuple (as PyTorch "
+        "allows): a bare array is one gradient, not one per row",
+    ),
+    Mistake(
+        lambda case, seen: case["expr"] == "rows" and not seen.get("refused"),
+        "a gradient of the wrong shape was added without complaint: numpy broadcast it into "
+        "x.grad. Compare each gradient's shape with its input's, and raise an error naming the "
+        "Function and both shapes",
+    ),
+)
+
+
+def _function_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
+    return Check(
+        name,
+        "",
+        _function_cases(kinds),
+        _run_function,
+        _judge_function,
+        weight=weight,
+        mistakes=_FUNCTION_MISTAKES,
+    )
+
+
+FUNCTION = register(
+    Exercise(
+        "06.function",
+        "MyFunction.apply",
+        3,
+        "MyFunction.apply(*args) runs cls.forward(ctx, ...) on the arrays of the MyTensor "
+        "arguments (other arguments as they are) and returns a MyTensor recorded in the graph; "
+        "its backward passes cls.backward(ctx, grad)'s gradients, one per argument (None for "
+        "an argument that is not a tensor; a bare array when there is one), to the tensors, "
+        "and refuses one whose shape is not its input's with an error naming the Function "
+        "and both shapes.",
+        ("MyTensor", "MyFunction"),
+        (
+            _function_check("apply records forward's result, and backward's gradients", ["mul"], 2),
+            _function_check("one input, its gradient returned alone", ["square_square"]),
+            _function_check("the same tensor twice", ["mul_self"]),
+            _function_check("an argument that is not a tensor", ["scale"]),
+            _function_check("a gradient of the wrong shape is refused", ["rows"]),
+        ),
+        requires=_UNBROADCAST,
+        answers=("cls.backward(ctx, out.grad)", "cls.forward(ctx, *"),
+        withheld=_ENGINE_WITHHELD,
+    )
+)
+
+
+# --- LogSumExp ------------------------------------------------------------------------------------
+
+
+def _logsumexp(x: np.ndarray) -> np.ndarray:
+    top = x.max(axis=-1, keepdims=True)
+    return np.log(np.exp(x - top).sum(axis=-1)) + top[..., 0]
+
+
+def _lse_cases(kinds: list[str]):
+    def cases(rng: random.Random) -> list[Case]:
+        p, m, n = rng.sample(range(2, 6), 3)
+
+        def made(shape: tuple, shift: float = 0.0) -> Case:
+            x = np.array(random_matrix(rng, *shape)) + shift
+            if shift:  # one entry far from the rest too
+                x.reshape(-1)[0] = -shift
+            return {"x": x.tolist(), "up": random_matrix(rng, *shape[:-1]), "shift": shift}
+
+        made_of = {
+            "vector": lambda: made((n,)),
+            "rows": lambda: made((m, n)),
+            "stack": lambda: made((p, m, n)),
+            "large": lambda: made((m, n), 1000.0),
+            "small": lambda: made((m, n), -1000.0),
+            "single": lambda: made((m, 1)),
+        }
+        return [made_of[kind]() for kind in kinds]
+
+    return cases
+
+
+def _judge_lse(case: Case, seen: dict) -> str | None:
+    x, up = np.array(case["x"]), np.array(case["up"])
+    where = f" for x of shape {x.shape}" + (
+        f", entries near {case['shift']:g}" if case["shift"] else ""
+    )
+    problem = compare(seen.get("value"), _logsumexp(x), "forward's result" + where)
+    if problem:
+        return problem
+    (want,) = numerical_gradients(lambda v: float(np.sum(up * _logsumexp(v))), x)
+    return compare(seen.get("grad"), want, "backward's gradient" + where)
+
+
+def _lse_value_is(model: Callable[[np.ndarray], np.ndarray]):
+    return lambda case, seen: same(seen.get("value"), model(np.array(case["x"])))
+
+
+def _lse_grad_is(model: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+    return lambda case, seen: same(
+        seen.get("grad"), model(np.array(case["x"]), np.array(case["up"]))
+    )
+
+
+def _not_finite(case: Case, seen: dict) -> bool:
+    if "error" in seen or seen.get("value") is None or seen.get("grad") is None:
+        return False
+    try:
+        values = [np.array(seen.get(k), dtype=float) for k in ("value", "grad")]
+    except (TypeError, ValueError):
+        return False
+    return any(not np.all(np.isfinite(v)) for v in values)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+_LSE_MISTAKES = (
+    Mistake(
+        _not_finite,
+        "e to the power 1000 is beyond what a float holds, and became inf or nan: which number "
+        "can you take out of every exponent of a row without changing the result?",
+    ),
+    Mistake(
+        _lse_value_is(lambda x: _logsumexp(x) - x.max(axis=-1)),
+        "shifting the exponents changed the result: what must be added back after the logarithm?",
+    ),
+    Mistake(
+        lambda case, seen: (
+            np.ndim(case["x"]) > 1
+            and same(seen.get("value"), _logsumexp(np.moveaxis(np.array(case["x"]), 0, -1)))
+        ),
+        "the sum runs along the last axis: the result has x's shape without it",
+    ),
+    Mistake(
+        _either(
+            _raised("broadcast", "shape"),
+            _lse_grad_is(lambda x, up: _softmax(x) * up),  # numpy lined up the wrong axes
+        ),
+        "the gradient arriving has one entry per row (the last axis was summed away): give it "
+        "that axis back, with length 1, before it meets the row",
+    ),
+    Mistake(
+        _lse_grad_is(lambda x, up: np.exp(x) * up[..., None]),
+        "each row's gradient should add up to the gradient arriving for that row: the "
+        "derivative of log s is 1/s times the derivative of s",
+    ),
+    Mistake(
+        _lse_grad_is(lambda x, up: _softmax(x)),
+        "the gradient arriving is not used: the chain rule multiplies by it",
+    ),
+)
+
+
+def _lse_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
+    return Check(
+        name,
+        "",
+        _lse_cases(kinds),
+        _run_logsumexp,
+        _judge_lse,
+        weight=weight,
+        mistakes=_LSE_MISTAKES,
+    )
+
+
+LOGSUMEXP = register(
+    Exercise(
+        "06.logsumexp",
+        "LogSumExp, a MyFunction",
+        2,
+        "LogSumExp.forward(ctx, x) returns log(sum(exp(x))) along the last axis of x (any "
+        "number of axes), without overflow for entries near ±1000; LogSumExp.backward(ctx, "
+        "grad) returns the gradient with respect to x, using what forward saved with "
+        "ctx.save_for_backward.",
+        ("LogSumExp",),
+        (
+            _lse_check("a vector, rows and a stack", ["vector", "rows", "stack"], 2),
+            _lse_check("entries near ±1000", ["large", "small"]),
+            _lse_check("rows of one entry", ["single"]),
+        ),
+        answers=("np.exp(x - out[..., None])", "grad[..., None] * np.exp"),
+        withheld=_ENGINE_WITHHELD,
+    )
+)

@@ -1,0 +1,293 @@
+"""What the grader runs next to the submission for chapter 06's own engine (MyTensor's
+operations, MyFunction, LogSumExp, gradcheck): it builds the inputs from a case and calls
+the student's code. No answer, oracle or expected value lives here (see
+runners/__init__.py); the operations below are the grader's test material, not answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..registry import Case
+from .chapter04 import _backward_by_creation
+
+
+def _axis(case: Case) -> Any:
+    axis = case["params"].get("axis")
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+# The expressions a case names, on the student's MyTensors ``t`` (the judge evaluates the
+# same names on arrays). ``p`` is the case's parameters.
+_EXPRESSIONS: dict[str, Callable[[list, dict], Any]] = {
+    "add": lambda t, p: t[0] + t[1],
+    "add_number": lambda t, p: t[0] + p["k"],
+    "number_add": lambda t, p: p["k"] + t[0],
+    "array_add": lambda t, p: np.array(p["array"]) + t[0],
+    "add_self": lambda t, p: t[0] + t[0],
+    "broadcast_to": lambda t, p: t[0].broadcast_to(tuple(p["shape"])),
+    "broadcast_squared": lambda t, p: (
+        t[0].broadcast_to(tuple(p["shape"])) * t[0].broadcast_to(tuple(p["shape"]))
+    ),
+    "sum": lambda t, p: t[0].sum(axis=p["axis"], keepdims=p["keepdims"]),
+    "sum_squared": lambda t, p: (
+        t[0].sum(axis=p["axis"], keepdims=p["keepdims"])
+        * t[0].sum(axis=p["axis"], keepdims=p["keepdims"])
+    ),
+    "sum_then_sum": lambda t, p: t[0].sum(axis=p["axis"], keepdims=p["keepdims"]).sum(),
+    "reshape": lambda t, p: t[0].reshape(*p["shape"]),
+    "reshape_tuple": lambda t, p: t[0].reshape(tuple(p["shape"])),
+    "reshape_squared": lambda t, p: t[0].reshape(*p["shape"]) * t[0].reshape(*p["shape"]),
+    "permute": lambda t, p: t[0].permute(*p["axes"]),
+    "permute_twice": lambda t, p: t[0].permute(*p["axes"]).permute(*p["axes"]),
+    "permute_squared": lambda t, p: t[0].permute(*p["axes"]) * t[0].permute(*p["axes"]),
+    "transpose": lambda t, p: t[0].transpose(*p["dims"]),
+    "matmul": lambda t, p: t[0] @ t[1],
+    "matmul_self": lambda t, p: t[0] @ t[0],
+    "matmul_array": lambda t, p: t[0] @ np.array(p["array"]),
+}
+
+
+def _params(case: Case) -> dict:
+    params = dict(case["params"])
+    if "axis" in params:
+        params["axis"] = _axis(case)
+    return params
+
+
+def _run_expression(functions: dict, case: Case) -> dict:
+    """The case's expression on MyTensors made from its inputs, backpropagated from the
+    cotangent ``case["up"]``: the result's class and data, and each input's grad."""
+    make = functions["MyTensor"]
+    leaves = [make(np.array(x, dtype=float)) for x in case["inputs"]]
+    params = _params(case)
+    seed = np.array(case["up"], dtype=float)
+    out = _backward_by_creation(leaves[0], lambda: _EXPRESSIONS[case["expr"]](leaves, params), seed)
+    if not isinstance(out, type(leaves[0])):
+        return {"made": False, "kind": type(out).__name__}
+    return {"made": True, "value": out.data, "grads": [leaf.grad for leaf in leaves]}
+
+
+# --- MyFunction: operations the grader writes on the student's base class ------------------
+
+
+def _functions(base: type, seen: dict) -> dict[str, type]:
+    """The grader's Functions, subclasses of the student's ``MyFunction``; their forward
+    records the types of what it was handed in ``seen["handed"]``."""
+
+    def handed(*args: Any) -> None:
+        seen["handed"] = [type(a).__name__ for a in args]
+
+    def mul_forward(ctx: Any, a: Any, b: Any) -> Any:
+        handed(a, b)
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    def mul_backward(ctx: Any, grad: Any) -> Any:
+        a, b = ctx.saved_tensors
+        return grad * b, grad * a
+
+    def square_forward(ctx: Any, x: Any) -> Any:
+        handed(x)
+        ctx.save_for_backward(x)
+        return x * x
+
+    def square_backward(ctx: Any, grad: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad  # one input: its gradient alone, not in a tuple
+
+    def scale_forward(ctx: Any, x: Any, k: Any) -> Any:
+        handed(x, k)
+        ctx.save_for_backward(k)
+        return k * x
+
+    def scale_backward(ctx: Any, grad: Any) -> Any:
+        (k,) = ctx.saved_tensors
+        return grad * k, None  # k is a number: no gradient
+
+    def rows_forward(ctx: Any, x: Any) -> Any:
+        handed(x)
+        return x * 1.0
+
+    def rows_backward(ctx: Any, grad: Any) -> Any:
+        return grad.sum(axis=0)  # a gradient of the wrong shape: one row
+
+    made = {
+        "Mul": (mul_forward, mul_backward),
+        "Square": (square_forward, square_backward),
+        "Scale": (scale_forward, scale_backward),
+        "RowSums": (rows_forward, rows_backward),
+    }
+    return {
+        name: type(name, (base,), {"forward": staticmethod(f), "backward": staticmethod(b)})
+        for name, (f, b) in made.items()
+    }
+
+
+_APPLIED: dict[str, Callable[[dict, list, dict], Any]] = {
+    "mul": lambda fn, t, p: fn["Mul"].apply(t[0], t[1]),
+    "mul_self": lambda fn, t, p: fn["Mul"].apply(t[0], t[0]),
+    "square_square": lambda fn, t, p: fn["Square"].apply(fn["Square"].apply(t[0])),
+    "scale": lambda fn, t, p: fn["Scale"].apply(t[0], p["k"]),
+    "rows": lambda fn, t, p: fn["RowSums"].apply(t[0]),
+}
+
+
+def _run_function(functions: dict, case: Case) -> dict:
+    """The case's Function applied to MyTensors, backpropagated from ``case["up"]``: what
+    forward was handed, the result, its parents (as input numbers) and the inputs' grads;
+    a raise while backpropagating is recorded as ``refused`` (a refusal may be wanted)."""
+    make, seen = functions["MyTensor"], {}
+    fns = _functions(functions["MyFunction"], seen)
+    leaves = [make(np.array(x, dtype=float)) for x in case["inputs"]]
+    seed = np.array(case["up"], dtype=float)
+    try:
+        out = _backward_by_creation(
+            leaves[0], lambda: _APPLIED[case["expr"]](fns, leaves, case["params"]), seed
+        )
+    except NotImplementedError:
+        raise  # not written yet: the grader says so
+    except Exception as error:  # the refusal of a wrong shape is what one check wants
+        return {**seen, "refused": f"{type(error).__name__}: {str(error)[:300]}"}
+    if not isinstance(out, type(leaves[0])):
+        return {**seen, "made": False, "kind": type(out).__name__}
+    where = {id(leaf): i for i, leaf in enumerate(leaves)}
+    parents = [where.get(id(p), -1) for p in getattr(out, "parents", ())]
+    grads = [leaf.grad for leaf in leaves]
+    return {**seen, "made": True, "value": out.data, "parents": parents, "grads": grads}
+
+
+# --- LogSumExp: forward and backward called on the grader's own context ----------------------
+
+
+class _Context:
+    """What a Function's forward keeps for its backward (the grader's own, so LogSumExp is
+    checked apart from the student's apply)."""
+
+    def __init__(self) -> None:
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *arrays: Any) -> None:
+        self.saved_tensors = arrays
+
+
+def _run_logsumexp(functions: dict, case: Case) -> dict:
+    cls, ctx = functions["LogSumExp"], _Context()
+    x = np.array(case["x"], dtype=float)
+    value = cls.forward(ctx, x.copy())
+    grad = cls.backward(ctx, np.array(case["up"], dtype=float))
+    if isinstance(grad, tuple) and len(grad) == 1:
+        (grad,) = grad
+    return {"value": value, "grad": grad}
+
+
+# --- gradcheck: tensors of a tiny engine whose backward the grader may have broken -----------
+
+
+class _Input:
+    """An input tensor: ``data`` (the checker may change it in place) and ``grad``, which
+    backward passes add into."""
+
+    def __init__(self, data: np.ndarray, grad: np.ndarray | None = None) -> None:
+        self.data, self.grad = data, grad
+
+    def __repr__(self) -> str:
+        return f"tensor(shape={self.data.shape})"
+
+
+class _Result:
+    """A function's result: ``data``, and ``backward(v)`` that adds the inputs' gradients of
+    sum(v * data), as the function's (possibly broken) backward rule computes them."""
+
+    def __init__(self, data: np.ndarray, inputs: list[_Input], rule: Callable) -> None:
+        self.data, self._inputs, self._rule = data, inputs, rule
+
+    def __repr__(self) -> str:
+        return f"tensor(shape={self.data.shape})"
+
+    def backward(self, grad: Any = None) -> None:
+        if grad is None:
+            if self.data.size != 1:
+                raise ValueError(
+                    f"backward() without a cotangent needs a result of one entry; this one "
+                    f"has shape {self.data.shape}: pass one of that shape"
+                )
+            grad = np.ones_like(self.data)
+        v = np.array(grad, dtype=float)
+        if v.shape != self.data.shape:
+            raise ValueError(
+                f"backward: a cotangent of shape {v.shape} for a result of shape {self.data.shape}"
+            )
+        for x, g in zip(self._inputs, self._rule(v, *(i.data for i in self._inputs)), strict=True):
+            x.grad = g if x.grad is None else x.grad + g
+
+
+def _flawed(flaw: Any, rule: Callable) -> Callable:
+    """``rule`` with the case's flaw: [what, amount] (see chapter06_engine's cases)."""
+    if not flaw:
+        return rule
+    what, amount = flaw
+
+    def broken(v: np.ndarray, *xs: np.ndarray) -> list[np.ndarray]:
+        if what == "unweighted":  # the cotangent ignored: right only for v = ones
+            v = np.ones_like(v)
+        grads = [np.array(g, dtype=float) for g in rule(v, *xs)]
+        if what == "scaled":
+            grads[0] = grads[0] * amount
+        elif what == "second":
+            grads[1] = grads[1] * amount
+        elif what == "last_entry":
+            grads[0].reshape(-1)[-1] += amount
+        elif what == "transposed":
+            grads[0] = grads[0].T
+        return grads
+
+    return broken
+
+
+# Each function: its value from the inputs' data, and its backward rule (v, *data) -> grads.
+_GRADCHECKED: dict[str, tuple[Callable, Callable]] = {
+    "sin_times": (
+        lambda x, y: np.sin(x) * y,
+        lambda v, x, y: [v * np.cos(x) * y, v * np.sin(x)],
+    ),
+    "row_sums": (
+        lambda x, y: (x * x * y).sum(axis=1),
+        lambda v, x, y: [2 * v[:, None] * x * y, v[:, None] * x * x],
+    ),
+    "total": (
+        lambda x, y: np.sum(np.sin(x) * y),
+        lambda v, x, y: [v * np.cos(x) * y, v * np.sin(x)],
+    ),
+    "cube": (lambda x: x**3, lambda v, x: [3 * v * x**2]),
+    "half_square": (lambda x: x * x / 2, lambda v, x: [v * x]),
+}
+
+
+def _run_gradcheck(functions: dict, case: Case) -> dict:
+    """The student's ``gradcheck(f, *inputs)`` on the case's function, whose backward the
+    case may have broken: its verdict, and whether the inputs' data came back unchanged."""
+    value, rule = _GRADCHECKED[case["function"]]
+    rule = _flawed(case.get("flaw"), rule)
+    originals = [np.array(x, dtype=float) for x in case["inputs"]]
+    stale = case.get("stale")
+    inputs = [
+        _Input(x.copy(), None if stale is None else np.full_like(x, stale)) for x in originals
+    ]
+
+    def f(*xs: _Input) -> _Result:
+        return _Result(np.asarray(value(*(x.data for x in xs)), dtype=float), list(xs), rule)
+
+    verdict = functions["gradcheck"](f, *inputs)
+    restored = all(
+        np.array_equal(x.data, o) and x.data.shape == o.shape
+        for x, o in zip(inputs, originals, strict=True)
+    )
+    if isinstance(verdict, (bool, np.bool_)):
+        verdict = bool(verdict)
+    else:
+        verdict = repr(verdict)[:80]
+    return {"verdict": verdict, "restored": restored}
