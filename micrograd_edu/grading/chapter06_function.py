@@ -37,45 +37,78 @@ _WRITTEN = {
     "sin_times": "sin(x) * y",
     "row_sums": "(x * x * y).sum(axis=1)",
     "total": "(sin(x) * y).sum()",
-    "cube": "x ** 3",
     "half_square": "x * x / 2",
 }
 
 
-def _gradcheck_cases(kinds: list[str]):
-    def cases(rng: random.Random) -> list[Case]:
-        m, n = rng.sample(range(2, 5), 2)
+# Each function's backward rule, (v, *data) -> the inputs' gradients of sum(v * f(data)).
+_RULES: dict[str, Callable[..., list[np.ndarray]]] = {
+    "sin_times": lambda v, x, y: [v * np.cos(x) * y, v * np.sin(x)],
+    "row_sums": lambda v, x, y: [2 * v[:, None] * x * y, v[:, None] * x * x],
+    "total": lambda v, x, y: [v * np.cos(x) * y, v * np.sin(x)],
+    "half_square": lambda v, x: [v * x],
+}
 
+
+def _serve_backward(case: Case, request: Any) -> list:
+    """The gradients the case's backward rule gives for the cotangent and data of
+    ``request``, with the flaw the case holds (known here only, never in the child)."""
+    data = [np.array(x, dtype=float) for x in request["data"]]
+    v = np.array(request["v"], dtype=float)
+    if [x.shape for x in data] != [np.shape(x) for x in case["inputs"]]:
+        raise ValueError("backward: the inputs' shapes changed")
+    what, amount = case[HELD]["flaw"] or ("", 0.0)
+    if what == "unweighted":  # the cotangent ignored: right only for v = ones
+        v = np.ones_like(v)
+    grads = [np.array(g, dtype=float) for g in _RULES[case["function"]](v, *data)]
+    if what == "scaled":
+        grads[0] = grads[0] * amount
+    elif what == "second":
+        grads[1] = grads[1] * amount
+    elif what == "last_entry":
+        grads[0].reshape(-1)[-1] += amount
+    elif what == "transposed":
+        grads[0] = grads[0].T
+    return [g.tolist() for g in grads]
+
+
+def _gradcheck_cases(kinds: list[str]):
+    """The kinds' cases, in an order drawn from the seed: a checker cannot count its way
+    to the verdicts. Every case of f(x, y) = sin(x) * y has square inputs, so the shapes
+    do not tell which backward is broken either."""
+
+    def cases(rng: random.Random) -> list[Case]:
         def made(function: str, flaw: Any = None, **extra: Any) -> Case:
-            if function == "cube":
-                shapes = [(n, n)]
-            elif function == "half_square":
-                shapes = [(2, 2)]
-            else:
-                shapes = [(m, n), (m, n)]
+            n = rng.randint(2, 4)
+            shapes = {
+                "sin_times": [(n, n), (n, n)],
+                "row_sums": [(n, n + 1), (n, n + 1)],
+                "total": [(n, n + 1), (n, n + 1)],
+                "half_square": [(2, 2)],
+            }[function]
             inputs = [random_matrix(rng, *s) for s in shapes]
             if function == "half_square":  # entries near 2000: f's rounding errors show
                 inputs = [(1e3 * (2 + np.array(inputs[0]) / 2)).tolist()]
-            if function == "cube":  # away from zero, so a transposed gradient is far off
-                inputs = [(np.sign(inputs[0]) * (0.5 + np.abs(inputs[0]))).tolist()]
-            case = {"function": function, "inputs": inputs, "flaw": flaw, **extra}
+            case = {"function": function, "inputs": inputs, **extra}
             text = f"f(x{', y' if len(shapes) == 2 else ''}) = {_WRITTEN[function]}"
-            case[HELD] = {"expect": flaw is None, "text": text, "flaw": (flaw or [""])[0]}
+            case[HELD] = {"expect": flaw is None, "text": text, "flaw": flaw}
             return case
 
         cases_of = {
             "right": lambda: made("sin_times"),
-            "transposed": lambda: made("cube", ["transposed", 0]),
+            "transposed": lambda: made("sin_times", ["transposed", 0.0]),
             "scaled": lambda: made("sin_times", ["scaled", 1.05]),
             "last_entry": lambda: made("sin_times", ["last_entry", 0.5]),
             "second": lambda: made("sin_times", ["second", 1.5]),
-            "unweighted": lambda: made("sin_times", ["unweighted", 0]),
+            "unweighted": lambda: made("sin_times", ["unweighted", 0.0]),
             "rows": lambda: made("row_sums"),
             "total": lambda: made("total"),
             "large": lambda: made("half_square"),
             "stale": lambda: made("sin_times", stale=5.0),
         }
-        return [cases_of[kind]() for kind in kinds]
+        drawn = [cases_of[kind]() for kind in kinds]
+        rng.shuffle(drawn)
+        return drawn
 
     return cases
 
@@ -98,7 +131,9 @@ def _judge_restored(case: Case, seen: dict) -> str | None:
 
 
 def _missed(flaw: str):
-    return lambda case, seen: case[HELD]["flaw"] == flaw and seen.get("verdict") is True
+    return lambda case, seen: (
+        (case[HELD]["flaw"] or [""])[0] == flaw and seen.get("verdict") is True
+    )
 
 
 def _rejected(when: Callable[[Case], bool]):
@@ -161,6 +196,7 @@ def _gradcheck_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
         _judge_verdict,
         weight=weight,
         mistakes=_GRADCHECK_MISTAKES,
+        serve=_serve_backward,
     )
 
 
@@ -194,6 +230,7 @@ GRADCHECK = register(
                 _run_gradcheck,
                 _judge_restored,
                 mistakes=_RESTORED_MISTAKES,
+                serve=_serve_backward,
             ),
         ),
         answers=("x.data[index] = kept", "np.sum(v * f(*inputs).data)"),

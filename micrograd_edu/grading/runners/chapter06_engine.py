@@ -200,10 +200,11 @@ class _Input:
 
 class _Result:
     """A function's result: ``data``, and ``backward(v)`` that adds the inputs' gradients of
-    sum(v * data), as the function's (possibly broken) backward rule computes them."""
+    sum(v * data) as the function's backward rule computes them. The rule runs in the
+    grader's process (``ask``), which alone knows whether the case broke it."""
 
-    def __init__(self, data: np.ndarray, inputs: list[_Input], rule: Callable) -> None:
-        self.data, self._inputs, self._rule = data, inputs, rule
+    def __init__(self, data: np.ndarray, inputs: list[_Input], ask: Callable) -> None:
+        self.data, self._inputs, self._ask = data, inputs, ask
 
     def __repr__(self) -> str:
         return f"tensor(shape={self.data.shape})"
@@ -221,57 +222,25 @@ class _Result:
             raise ValueError(
                 f"backward: a cotangent of shape {v.shape} for a result of shape {self.data.shape}"
             )
-        for x, g in zip(self._inputs, self._rule(v, *(i.data for i in self._inputs)), strict=True):
+        request = {"v": v.tolist(), "data": [x.data.tolist() for x in self._inputs]}
+        for x, g in zip(self._inputs, self._ask(request), strict=True):
+            g = np.array(g, dtype=float)
             x.grad = g if x.grad is None else x.grad + g
 
 
-def _flawed(flaw: Any, rule: Callable) -> Callable:
-    """``rule`` with the case's flaw: [what, amount] (see chapter06_engine's cases)."""
-    if not flaw:
-        return rule
-    what, amount = flaw
-
-    def broken(v: np.ndarray, *xs: np.ndarray) -> list[np.ndarray]:
-        if what == "unweighted":  # the cotangent ignored: right only for v = ones
-            v = np.ones_like(v)
-        grads = [np.array(g, dtype=float) for g in rule(v, *xs)]
-        if what == "scaled":
-            grads[0] = grads[0] * amount
-        elif what == "second":
-            grads[1] = grads[1] * amount
-        elif what == "last_entry":
-            grads[0].reshape(-1)[-1] += amount
-        elif what == "transposed":
-            grads[0] = grads[0].T
-        return grads
-
-    return broken
-
-
-# Each function: its value from the inputs' data, and its backward rule (v, *data) -> grads.
-_GRADCHECKED: dict[str, tuple[Callable, Callable]] = {
-    "sin_times": (
-        lambda x, y: np.sin(x) * y,
-        lambda v, x, y: [v * np.cos(x) * y, v * np.sin(x)],
-    ),
-    "row_sums": (
-        lambda x, y: (x * x * y).sum(axis=1),
-        lambda v, x, y: [2 * v[:, None] * x * y, v[:, None] * x * x],
-    ),
-    "total": (
-        lambda x, y: np.sum(np.sin(x) * y),
-        lambda v, x, y: [v * np.cos(x) * y, v * np.sin(x)],
-    ),
-    "cube": (lambda x: x**3, lambda v, x: [3 * v * x**2]),
-    "half_square": (lambda x: x * x / 2, lambda v, x: [v * x]),
+# Each function's value from its inputs' data (the grader's process holds the backward rules).
+_VALUES: dict[str, Callable[..., np.ndarray]] = {
+    "sin_times": lambda x, y: np.sin(x) * y,
+    "row_sums": lambda x, y: (x * x * y).sum(axis=1),
+    "total": lambda x, y: np.sum(np.sin(x) * y),
+    "half_square": lambda x: x * x / 2,
 }
 
 
 def _run_gradcheck(functions: dict, case: Case) -> dict:
     """The student's ``gradcheck(f, *inputs)`` on the case's function, whose backward the
-    case may have broken: its verdict, and whether the inputs' data came back unchanged."""
-    value, rule = _GRADCHECKED[case["function"]]
-    rule = _flawed(case.get("flaw"), rule)
+    grader may have broken: its verdict, and whether the inputs' data came back unchanged."""
+    value = _VALUES[case["function"]]
     originals = [np.array(x, dtype=float) for x in case["inputs"]]
     stale = case.get("stale")
     inputs = [
@@ -279,7 +248,7 @@ def _run_gradcheck(functions: dict, case: Case) -> dict:
     ]
 
     def f(*xs: _Input) -> _Result:
-        return _Result(np.asarray(value(*(x.data for x in xs)), dtype=float), list(xs), rule)
+        return _Result(np.asarray(value(*(x.data for x in xs)), dtype=float), list(xs), case["ask"])
 
     verdict = functions["gradcheck"](f, *inputs)
     restored = all(
