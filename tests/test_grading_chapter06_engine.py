@@ -705,3 +705,19 @@ def test_no_statement_or_hint_gives_the_answer():
         texts = [ex.statement] + [m.hint for c in ex.checks for m in c.mistakes]
         assert not spoilers(ex, texts), ex.id
     assert exercise("06.gradcheck").points == 3
+
+
+def test_the_submission_never_sees_which_backward_is_broken():
+    """What the child receives of 06.gradcheck's cases: inputs, never the flaw or the
+    verdict; and the order of the cases changes with the seed."""
+    from micrograd_edu.grading.registry import draw_cases, inputs
+
+    ex = exercise("06.gradcheck")
+    for seed in ("a", "b"):
+        for check_cases in inputs(draw_cases(ex, seed)):
+            for case in check_cases:
+                assert set(case) <= {"function", "inputs", "stale"}, case
+    orders = {
+        tuple(c["held"]["flaw"] is None for c in draw_cases(ex, seed)[0]) for seed in "abcdefgh"
+    }
+    assert len(orders) > 1  # a checker cannot count its way to the verdicts
