@@ -685,6 +685,11 @@ def _right_backward(ctx, grad):
             "add up",
         ),
         (
+            _lse(_saving(lambda x: _logsumexp(x)[..., None]), _right_backward),
+            "a vector, rows and a stack",
+            "without its last axis",
+        ),
+        (
             _lse(_saving(_logsumexp), lambda ctx, grad: _softmax(ctx.saved_tensors[0])),
             "a vector, rows and a stack",
             "not used",

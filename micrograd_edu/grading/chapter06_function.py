@@ -466,6 +466,11 @@ _LSE_MISTAKES = (
         "can you take out of every exponent of a row without changing the result?",
     ),
     Mistake(
+        _lse_value_is(lambda x: _logsumexp(x)[..., None]),
+        "the result keeps the summed axis with length 1: it has x's shape without its last "
+        "axis, as torch.logsumexp(x, dim=-1) does",
+    ),
+    Mistake(
         _lse_value_is(lambda x: _logsumexp(x) - x.max(axis=-1)),
         "shifting the exponents changed the result: what must be added back after the logarithm?",
     ),
