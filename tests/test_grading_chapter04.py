@@ -151,6 +151,7 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
                 "k_times_power": lambda: k * a**k,
                 "no_factor": lambda: a ** (k - 1),
                 "itself": lambda: a**k,
+                "divides": lambda: k * a**k / a,  # right, except that it divides by a
             }
             return self._unary(pow, a**k, slope, wrong)
 
@@ -354,7 +355,8 @@ CHAPTER04_HINTS = {  # a phrase of each targeted hint: a mistake gets its own an
     "exp a times": "a times e to the a",
     "exp one": "a.grad is 1, as for addition",
     "relu height": "its slope is not its height",
-    "relu zero": "is your comparison strict",
+    "relu zero": "the slope of relu's rising side",
+    "divides": "divides by zero",
     "relu negative": "for a < 0, a.grad is not 0",
     "swapped": "came out in the other order",
     "forward order": "which end of the topological order",
@@ -383,15 +385,17 @@ SHARED = {  # the mistakes every operation can make, the check that catches each
     "no_parents": ("the operation applied to its own result: backward reaches a", "unreached"),
 }
 NAME = {"pow": "a ** k", "exp": "a.exp()", "relu": "a.relu()"}
+AT_ZERO = "a ** k at a = 0, for k = 1, 2, 3"
 RULES = [
     (op, rule, {check.format(op=NAME[op])}, hint)
     for op in ("pow", "exp", "relu")
     for rule, (check, hint) in SHARED.items()
 ] + [
-    ("pow", "nothing", {LOCAL["pow"]}, "never added"),
-    ("pow", "k_times_power", {LOCAL["pow"]}, "k times power"),
+    ("pow", "nothing", {LOCAL["pow"], AT_ZERO}, "never added"),
+    ("pow", "k_times_power", {LOCAL["pow"], AT_ZERO}, "k times power"),
     ("pow", "no_factor", {LOCAL["pow"]}, "no factor"),
-    ("pow", "itself", {LOCAL["pow"]}, "power itself"),
+    ("pow", "itself", {LOCAL["pow"], AT_ZERO}, "power itself"),
+    ("pow", "divides", {AT_ZERO}, "divides"),
     ("exp", "input", {LOCAL["exp"]}, "exp input"),
     ("exp", "a_times", {LOCAL["exp"]}, "exp a times"),
     ("exp", "one", {LOCAL["exp"]}, "exp one"),

@@ -173,6 +173,8 @@ def _nodes(seen: dict, key: str) -> tuple[Nodes | None, str | None]:
 # --- 1, 2: the quotient rule and the general power rule --------------------------
 
 _VARYING = ("sin", "exp", "log", "cube", "x+2")
+_WRITTEN = {"sin": "sin(x)", "exp": "exp(x)", "log": "log(x)", "cube": "x**3", "x+2": "x + 2"}
+_WRITTEN["3"] = "3"
 _POSITIVE = ("sin", "exp", "cube", "x+2")  # positive where the cases draw x, in [0.5, 2.5]
 
 Rule = Callable[[float, float, float, float], float]  # (u, du, v, dv) at one x -> d/dx
@@ -211,7 +213,7 @@ def _judge_rule(exact: Rule, what: str) -> Callable:
             return problem
         for got, want in zip(_seen_values(case, seen), _rule_values(case, exact), strict=True):
             if not close(got, want, 1e-9, 1e-9):
-                where = f"{what} for u = {case['u']}, v = {case['v']}"
+                where = f"{what} for u = {_WRITTEN[case['u']]}, v = {_WRITTEN[case['v']]}"
                 if want and close(-got, want, 1e-9, 1e-9):
                     return f"the derivative of {where} has the wrong sign"
                 if want and got and math.isfinite(got):
@@ -280,8 +282,8 @@ _QUOTIENT_MISTAKES = tuple(
         ),
         (
             lambda f, df, g, dg: (df * g - f * dg) / g,
-            "your derivative is v times too large: differentiate 1 / v on its own (the chain "
-            "rule, or the lecture's table of partials) and look at the power of v it leaves",
+            "your derivative is v times too large: differentiate 1 / v on its own (a power of "
+            "v, and the chain rule) and look at the power of v it leaves",
         ),
         (
             lambda f, df, g, dg: df / dg,
@@ -337,6 +339,10 @@ _POWER_MISTAKES = tuple(
             lambda f, df, g, dg: f**g * math.log(f) * dg,
             "your derivative is right only where the base is a constant: here u depends on x "
             "too, and its change moves u ** v as well",
+        ),
+        (
+            lambda f, df, g, dg: f**g * (dg * math.log(f) + g * df),
+            "your term for u's change is u times too large: what is the derivative of log(u)?",
         ),
         (
             lambda f, df, g, dg: dg * math.log(f) + g * df / f,
@@ -547,7 +553,8 @@ DIFF = register(
                 "chain rule through sin, cos, exp and log", ("sin", "cos", "exp", "log", "mul")
             ),
             _diff_check("quotients and constant powers", ("div", "pow", "add", "mul")),
-            _diff_check("other symbols are constants", ("add", "mul", "sin", "div"), ("x", "y")),
+            # sums and products only: a mistake in the other rules does not show here
+            _diff_check("other symbols are constants", ("add", "sub", "mul", "neg"), ("x", "y")),
         ),
         requires={"quotient_rule": quotient_reference},
         withheld=WITHHELD,

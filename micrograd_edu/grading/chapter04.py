@@ -435,10 +435,32 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
     )
 
 
+def _raised_at_zero(case: Case, seen: dict) -> bool:
+    return "ZeroDivisionError" in str(seen.get("error", "")) or (
+        seen.get("local") is not None and not math.isfinite(as_float(seen["local"]) or 0.0)
+    )
+
+
 _STATEMENT = (
     "The new node's data is {what}; its _backward adds the local derivative, times "
     "out.grad, to the grad of the node it was computed from. Derive the local derivative "
     "yourself."
+)
+
+_POW_LOCAL = (
+    Mistake(
+        _local_is(lambda a, k: k * a**k),
+        "a.grad matches k times a to the power k: once the exponent has come down as a "
+        "factor, what power of a is left?",
+    ),
+    Mistake(
+        _local_is(lambda a, k: a ** (k - 1)),
+        "a.grad lacks the factor the exponent brings down when a power is differentiated",
+    ),
+    Mistake(
+        _local_is(lambda a, k: a**k),
+        "a.grad equals the power itself: that is exp's slope, not a power's",
+    ),
 )
 
 POW = register(
@@ -449,23 +471,24 @@ POW = register(
         "MyValue.__pow__(self, k), for a plain number k (an int, negative or a fraction): "
         + _STATEMENT.format(what="self.data raised to the power k"),
         ("MyValue",),
-        _unary_checks(
-            "pow",
-            (
-                Mistake(
-                    _local_is(lambda a, k: k * a**k),
-                    "a.grad matches k times a to the power k: once the exponent has come "
-                    "down as a factor, what power of a is left?",
-                ),
-                Mistake(
-                    _local_is(lambda a, k: a ** (k - 1)),
-                    "a.grad lacks the factor the exponent brings down when a power is "
-                    "differentiated",
-                ),
-                Mistake(
-                    _local_is(lambda a, k: a**k),
-                    "a.grad equals the power itself: that is exp's slope, not a power's",
-                ),
+        _unary_checks("pow", _POW_LOCAL)
+        + (
+            Check(
+                "a ** k at a = 0, for k = 1, 2, 3",
+                "",
+                lambda rng: [
+                    {"op": "pow", "k": k, "a": 0.0, "twice": False, "chain": False}
+                    for k in (3, 2, 1)
+                ],  # fmt: skip
+                _run_unary,
+                _judge_local,
+                mistakes=(
+                    Mistake(
+                        _raised_at_zero,
+                        "at a = 0 your rule divides by zero, though a ** k has a slope there "
+                        "for k >= 1: write the slope without dividing by a",
+                    ),
+                ),  # (the local-derivative check tells the other mistakes apart; at 0 they agree)
             ),
         ),
         answers=("k * self.data ** (k - 1)", "k * self.data**(k - 1)", "self.data ** (k - 1)"),
@@ -543,8 +566,8 @@ RELU = register(
                 mistakes=(
                     Mistake(
                         lambda case, seen: case["a"] == 0.0 and seen["local"] == 1.0,
-                        "at a = 0, a.grad is 1: PyTorch gives relu the slope of its flat "
-                        "side there; is your comparison strict?",
+                        "at a = 0 exactly, a.grad is 1, the slope of relu's rising side: "
+                        "PyTorch gives it the slope of its flat side there",
                     ),
                     Mistake(
                         lambda case, seen: case["a"] < 0 and seen["local"] != 0.0,

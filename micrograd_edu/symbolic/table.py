@@ -62,8 +62,13 @@ def rule_rows() -> list[RuleRow]:
     return rows
 
 
-def derivative_table() -> str:
-    """:func:`rule_rows` as two Markdown tables: functions, then operations."""
+def derivative_table(leave_out: tuple[str, ...] = ()) -> str:
+    """:func:`rule_rows` as two Markdown tables: functions, then operations, without the
+    rows named in ``leave_out`` (rules a reader is to derive).
+
+    >>> "frac{a}{b}" in derivative_table(leave_out=("div",))
+    False
+    """
     lines = ["| $f(x)$ | $f'(x)$ (written by the rules) |", "|---|---|"]
     binary = [
         "",
@@ -71,6 +76,8 @@ def derivative_table() -> str:
         "|---|---|---|",
     ]
     for row in rule_rows():
+        if row.name in leave_out:
+            continue
         cells = [row.expression, *row.partials]
         line = "| " + " | ".join(f"${e.latex()}$" for e in cells) + " |"
         (lines if len(row.variables) == 1 else binary).append(line)
