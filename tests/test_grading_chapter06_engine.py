@@ -561,6 +561,7 @@ def _checker(**changes):
             "a flaw in one entry, one input, or one direction",
             "every entry",
         ),
+        ({"entries": 1, "restore": True}, "tells a right gradient from a wrong one", "transposed"),
         (
             {"first_only": True, "restore": True},
             "a flaw in one entry, one input, or one direction",
@@ -726,3 +727,24 @@ def test_the_submission_never_sees_which_backward_is_broken():
         tuple(c["held"]["flaw"] is None for c in draw_cases(ex, seed)[0]) for seed in "abcdefgh"
     }
     assert len(orders) > 1  # a checker cannot count its way to the verdicts
+
+
+def test_a_reshape_where_a_sum_belongs_hears_why_no_reshape_fits():
+    for exercise_id in ("06.unbroadcast", "06.matmul_backward"):
+        functions = {**CORRECT, "unbroadcast": lambda grad, shape: grad.reshape(shape)}
+        if exercise_id == "06.matmul_backward":  # its own unbroadcast is the grader's
+            functions["matmul_backward"] = lambda a, b, dc: (
+                (dc @ np.swapaxes(b, -1, -2)).reshape(a.shape),
+                (np.swapaxes(a, -1, -2) @ dc).reshape(b.shape),
+            )
+        result = grade(exercise_id, functions)
+        hints = [c.hint for c in result.checks if not c.passed]
+        assert any("no reshape makes them fit" in h for h in hints), (exercise_id, result.checks)
+
+
+def test_a_property_that_holds_but_earns_nothing_says_why():
+    from micrograd_edu.grading.feedback import describe
+
+    result = grade("06.gradcheck", {**CORRECT, "gradcheck": lambda f, *xs: True})
+    lines = "\n".join(describe(result))
+    assert "✔ large values (0/" in lines and "once the first property holds" in lines

@@ -84,6 +84,11 @@ def _unbroadcast_is(model):
 
 _UNBROADCAST_MISTAKES = (
     Mistake(
+        lambda case, seen: "cannot reshape" in str(seen.get("error", "")),
+        "grad has more entries than the input: no reshape makes them fit. Each entry of the "
+        "input was copied several times; which entries of grad belong to it?",
+    ),
+    Mistake(
         _unbroadcast_is(lambda g, s, lead, stretched: g),
         "that is grad itself, with grad's shape: the input was smaller, and broadcasting used "
         "each of its entries several times. Each use sends back a share",
@@ -273,6 +278,15 @@ def _vector_flattened(case: Case, seen: dict) -> bool:
 
 
 _MATMUL_MISTAKES = (
+    Mistake(
+        lambda case, seen: (
+            "cannot reshape" in str(seen.get("error", ""))
+            and max(np.ndim(case["A"]), np.ndim(case["B"])) > 2
+        ),
+        "a gradient with the product's batch axes has more entries than its input: no reshape "
+        "makes them fit. An input shared by several products of the stack collects a "
+        "contribution from each of them (exercise 1's idea)",
+    ),
     Mistake(
         _pair_is(lambda a, b, dc: (dc @ b, a @ dc)),
         "the factors enter as they stood in A @ B: for dA to have A's shape, and dB B's, "

@@ -165,7 +165,12 @@ _GRADCHECK_MISTAKES = (
         "a wrong gradient of the second input went unnoticed: are all the inputs checked?",
     ),
     Mistake(
-        _either(_missed("scaled"), _missed("transposed")),
+        _missed("transposed"),
+        "a transposed gradient went unnoticed: its diagonal is right and every other entry "
+        "is wrong. Is every entry compared, before the verdict?",
+    ),
+    Mistake(
+        _missed("scaled"),
         "a gradient a few percent off went unnoticed: compare with the tolerances the "
         "statement gives, entry by entry",
     ),
@@ -292,6 +297,11 @@ def _judge_refusal(case: Case, seen: dict) -> str | None:
             f"shape {x_shape}, and it was taken without an error"
         )
     missing = [w for w in wanted if w not in str(refusal)]
+    if len(missing) == len(wanted):
+        return (
+            f"raised {str(refusal)[:160]}: not a refusal of RowSums's gradient of shape "
+            f"{x_shape[1:]} for its input of shape {x_shape}"
+        )
     if missing:
         return f"the error raised ({str(refusal)[:160]}) should name {', '.join(missing)}"
     return None

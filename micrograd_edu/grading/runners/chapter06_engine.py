@@ -191,7 +191,7 @@ class _Input:
     """An input tensor: ``data`` (the checker may change it in place) and ``grad``, which
     backward passes add into."""
 
-    def __init__(self, data: np.ndarray, grad: np.ndarray | None = None) -> None:
+    def __init__(self, data: np.ndarray, grad: np.ndarray) -> None:
         self.data, self.grad = data, grad
 
     def __repr__(self) -> str:
@@ -243,9 +243,7 @@ def _run_gradcheck(functions: dict, case: Case) -> dict:
     value = _VALUES[case["function"]]
     originals = [np.array(x, dtype=float) for x in case["inputs"]]
     stale = case.get("stale")
-    inputs = [
-        _Input(x.copy(), None if stale is None else np.full_like(x, stale)) for x in originals
-    ]
+    inputs = [_Input(x.copy(), np.full_like(x, stale or 0.0)) for x in originals]
 
     def f(*xs: _Input) -> _Result:
         return _Result(np.asarray(value(*(x.data for x in xs)), dtype=float), list(xs), case["ask"])
