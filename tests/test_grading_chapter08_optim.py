@@ -138,6 +138,7 @@ def sgd_variant(change):
                         p.data -= lr * v
                     new = {
                         "dampened": mu * v + (1 - mu) * g,
+                        "dampened from g": mu * v + (1 - mu) * g if "v" in self.state[p] else g,
                         "lr inside": mu * v + lr * g,
                     }.get(change, mu * v + g)
                     self.state[p]["v"] = new
@@ -152,6 +153,7 @@ def sgd_variant(change):
 SGD_HINTS = {  # the mistake -> a phrase of its one hint, and the checks it fails
     "no momentum": ("depends on this step's gradient alone", None),
     "dampened": ("too short from the first one on", None),
+    "dampened from g": ("the steps never grow", None),
     "stale": ("did not move at the first step", None),
     "lr inside": (
         "your steps still carry the old one for a while",
@@ -205,8 +207,10 @@ def adam_variant(change):
                     s["m"] = b1 * s["m"] + (1 - b1) * g
                     s["v"] = b2 * s["v"] + (1 - b2) * (g if change == "not squared" else g**2)
                     m_hat, v_hat = s["m"] / (1 - b1**t), s["v"] / (1 - b2**t)
-                    if change == "no bias correction":
-                        m_hat, v_hat = s["m"], s["v"]
+                    if change in ("no bias correction", "m not corrected"):
+                        m_hat = s["m"]
+                    if change in ("no bias correction", "v not corrected"):
+                        v_hat = s["v"]
                     if change == "keeps corrected moments":
                         s["m"], s["v"] = m_hat, v_hat
                     if change == "eps inside":
@@ -219,7 +223,9 @@ def adam_variant(change):
 
 
 ADAM_HINTS = {
-    "no bias correction": ("far shorter than lr", None),
+    "no bias correction": ("not about lr long", None),
+    "m not corrected": ("far shorter than lr", None),
+    "v not corrected": ("far longer than lr", None),
     "keeps corrected moments": ("the bias-corrected ones", None),
     "t off by one": ("depends on the step number", None),
     "t never grows": ("depends on the step number", None),

@@ -81,6 +81,10 @@ def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
     def unshuffled(n, batch_size, rng):
         return [np.arange(k, min(k + batch_size, n)) for k in range(0, n, batch_size)]
 
+    def global_generator(n, batch_size, rng):
+        order = np.random.permutation(n)  # numpy's global generator, not rng
+        return [order[k : k + batch_size] for k in range(0, n, batch_size)]
+
     def fails(wrong):
         return failed_checks(grade("09.minibatch_indices", {"minibatch_indices": wrong}))
 
@@ -92,6 +96,9 @@ def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
     assert fails(equal_split) == {"batches of batch_size, the last one smaller"}
     assert fails(fixed_seed) == {"shuffled, and differently every epoch"}
     assert fails(unshuffled) == {"shuffled, and differently every epoch"}
+    assert fails(global_generator) == {
+        "the order is drawn from rng: the same generator state, the same epoch"
+    }
     # each gets the hint of its own mistake, and no other
     phrases = {
         with_replacement: "drawn with replacement",
@@ -99,6 +106,7 @@ def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
         equal_split: "nearly equal sizes",
         fixed_seed: "the same order",
         unshuffled: "in their stored order",
+        global_generator: "not from numpy's global one",
     }
     for wrong, phrase in phrases.items():
         result = grade("09.minibatch_indices", {"minibatch_indices": wrong})

@@ -30,6 +30,8 @@ def _momentum(p: np.ndarray, g: np.ndarray, state: dict, hyper: dict, mistake: s
         return
     if mistake == "dampened":  # a running average of the gradients, from zero
         new = (1 - mu) * g if velocity is None else mu * velocity + (1 - mu) * g
+    elif mistake == "dampened from g":  # PyTorch's dampening=momentum: from g, then averaged
+        new = g.copy() if velocity is None else mu * velocity + (1 - mu) * g
     elif mistake == "lr inside":  # the velocity holds steps, not gradients
         new = lr * g if velocity is None else mu * velocity + lr * g
     else:
@@ -61,8 +63,10 @@ def _adam(
     m = beta1 * state["m"] + (1 - beta1) * g
     v = beta2 * state["v"] + (1 - beta2) * (g if mistake == "g not squared" else g * g)
     m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
-    if mistake == "no correction":
-        m_hat, v_hat = m, v
+    if mistake in ("no correction", "m not corrected"):
+        m_hat = m
+    if mistake in ("no correction", "v not corrected"):
+        v_hat = v
     if mistake == "eps inside":
         root = np.sqrt(v_hat + hyper["eps"])
     else:
@@ -181,7 +185,8 @@ def _how_far(moved: np.ndarray, right: np.ndarray) -> str:
     """How a wrong step compares with the right one, without the right one."""
     ratio = float(np.dot(moved, right) / np.dot(right, right))
     if np.allclose(moved, ratio * right, rtol=1e-6, atol=1e-14):
-        return f": it points the right way but is {ratio:.3g} times as long"
+        shown = f"{ratio:.3g}" if abs(ratio - 1) > 1e-3 else f"{ratio:.7f}"
+        return f": it points the right way but is {shown} times as long"
     error = np.linalg.norm(moved - right) / np.linalg.norm(right)
     return f": its relative error is {error:.1e}, where 1e-9 is expected"
 
@@ -205,7 +210,7 @@ def _cases(optimiser: str, kind: str) -> Callable[[random.Random], list[Case]]:
             "eps": 1e-8,
         }
 
-    def draw(rng: random.Random) -> Case:
+    def draw(rng: random.Random, kind: str = kind) -> Case:
         steps = {"steady": 6, "several": 20, "none": 8, "groups": 8, "tiny": 3}[kind]
         shapes = [[rng.randint(1, 5)]] if kind == "steady" else [[2, 3], [rng.randint(1, 4)], [1]]
         sizes = [int(np.prod(s)) for s in shapes]
@@ -246,6 +251,8 @@ def _cases(optimiser: str, kind: str) -> Callable[[random.Random], list[Case]]:
             "lrs": lrs,
         }
 
+    if kind == "steady then varying":  # a velocity that takes in part of g shows on the third
+        return lambda rng: [draw(rng, "steady"), draw(rng, "steady"), draw(rng, "several")]
     return lambda rng: [draw(rng) for _ in range(3)]
 
 
@@ -281,6 +288,12 @@ _MOMENTUM_MISTAKES = (
         "gradient your velocity takes in, in the lecture's form of the update",
     ),
     Mistake(
+        _follows("dampened from g"),
+        "your velocity takes in only part of each new gradient, so under a steady gradient "
+        "the steps never grow: look at the lecture's form of the update (PyTorch's, without "
+        "dampening)",
+    ),
+    Mistake(
         _follows("stale"),
         "your parameters did not move at the first step and lag one step behind after: "
         "the step uses the velocity that already includes this step's gradient",
@@ -313,7 +326,7 @@ SGD_MOMENTUM = register(
         _checks(
             "MySGD",
             [
-                ("a steady gradient: the steps grow", "steady"),
+                ("a steady gradient: the steps grow", "steady then varying"),
                 ("twenty steps on parameters of three shapes", "several"),
                 ("a parameter without a gradient is left alone", "none"),
                 ("each group's own lr and momentum, read at every step", "groups"),
@@ -335,9 +348,19 @@ SGD_MOMENTUM = register(
 _ADAM_MISTAKES = (
     Mistake(
         _follows("no correction"),
-        "your first step is far shorter than lr: m and v start at 0, so after one step they "
-        "are only a small fraction of the gradient's size and square. Adam undoes that pull "
-        "towards 0, more at the first steps than later",
+        "your first step is not about lr long: m and v start at 0, so after one step they "
+        "are only a small fraction of the gradient and of its square, each a different "
+        "fraction. Adam undoes that pull towards 0, more at the first steps than later",
+    ),
+    Mistake(
+        _follows("m not corrected"),
+        "your first steps are far shorter than lr: one of the two running averages is still "
+        "pulled towards the 0 it started from. Adam undoes that pull for both",
+    ),
+    Mistake(
+        _follows("v not corrected"),
+        "your first steps are far longer than lr: one of the two running averages is still "
+        "pulled towards the 0 it started from. Adam undoes that pull for both",
     ),
     Mistake(
         _follows("corrected kept"),

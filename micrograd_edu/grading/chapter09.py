@@ -76,6 +76,15 @@ def _judge_shuffled(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _judge_from_rng(case: Case, seen: dict) -> str | None:
+    epochs, problem = _epochs(seen)
+    if problem:
+        return problem
+    if _order(seen, 2) != _order(seen):
+        return "two generators in the same state gave two different epochs"
+    return None
+
+
 def _order(seen: dict, k: int = 0) -> list:
     epoch = seen.get(f"epoch{k}")
     return [i for b in epoch for i in b] if isinstance(epoch, list) else []
@@ -147,6 +156,14 @@ MINIBATCHES = register(
                 _run_batches,
                 _judge_shuffled,
                 mistakes=_BATCH_MISTAKES,
+            ),
+            Check(
+                "the order is drawn from rng: the same generator state, the same epoch",
+                "the order must come from the generator rng you are given, not from numpy's "
+                "global one or a generator of your own: that is what makes a run repeatable",
+                _batch_cases(divides=True),
+                _run_batches,
+                _judge_from_rng,
             ),
         ),
         withheld=("micrograd_edu.data.Batches",),

@@ -16,9 +16,13 @@ from ..registry import Case
 def _run_batches(functions: dict, case: Case) -> dict:
     rng = np.random.default_rng(case["seed"])
     epochs = [functions["minibatch_indices"](case["n"], case["batch_size"], rng) for _ in range(2)]
+    # a second generator in the first one's starting state: its epoch must be the same
+    again = functions["minibatch_indices"](
+        case["n"], case["batch_size"], np.random.default_rng(case["seed"])
+    )
     return {
         f"epoch{k}": [np.asarray(batch).reshape(-1).tolist() for batch in batches]
-        for k, batches in enumerate(epochs)
+        for k, batches in enumerate([*epochs, again])
     }
 
 
