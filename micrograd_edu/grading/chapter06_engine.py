@@ -21,7 +21,7 @@ from .arrays import compare, numerical_gradients, random_matrix, same
 from .chapter06 import WITHHELD
 from .references import matmul_backward_reference, unbroadcast_reference
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter06_engine import _run_expression
+from .runners.chapter06_engine import _EXPRESSIONS, _params, _run_expression
 
 _ENGINE_WITHHELD = (
     *WITHHELD,
@@ -33,43 +33,62 @@ _ENGINE_WITHHELD = (
 _UNBROADCAST = {"unbroadcast": unbroadcast_reference}
 
 
-def _axis(params: dict) -> Any:
-    axis = params.get("axis")
-    return tuple(axis) if isinstance(axis, list) else axis
+class _Array:
+    """numpy's own result of each operation a case names, under MyTensor's method names:
+    the oracle evaluates the runner's expressions (``_EXPRESSIONS``) on these."""
+
+    __array_ufunc__ = None  # `array + x` asks x.__radd__, as it does of a MyTensor
+
+    def __init__(self, data: Any) -> None:
+        self.data = np.asarray(data, dtype=float)
+
+    @staticmethod
+    def _of(other: Any) -> np.ndarray:
+        return other.data if isinstance(other, _Array) else np.asarray(other, dtype=float)
+
+    def __add__(self, other: Any) -> _Array:
+        return _Array(self.data + self._of(other))
+
+    def __mul__(self, other: Any) -> _Array:
+        return _Array(self.data * self._of(other))
+
+    def __matmul__(self, other: Any) -> _Array:
+        return _Array(self.data @ self._of(other))
+
+    __radd__, __rmul__ = __add__, __mul__
+
+    def broadcast_to(self, shape: tuple) -> _Array:
+        return _Array(np.broadcast_to(self.data, shape))
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> _Array:
+        return _Array(np.sum(self.data, axis=axis, keepdims=keepdims))
+
+    def reshape(self, *shape: Any) -> _Array:
+        return _Array(self.data.reshape(*shape))
+
+    def permute(self, *axes: int) -> _Array:
+        return _Array(np.transpose(self.data, axes))
+
+    def transpose(self, dim0: int, dim1: int) -> _Array:
+        return _Array(np.swapaxes(self.data, dim0, dim1))
 
 
-def _sum(a: np.ndarray, p: dict) -> np.ndarray:
-    return np.sum(a, axis=_axis(p), keepdims=p["keepdims"])
-
-
-# The runner's expressions (runners/chapter06_engine.py), on arrays.
-_NUMPY: dict[str, Callable[[list, dict], Any]] = {
-    "add": lambda a, p: a[0] + a[1],
-    "add_number": lambda a, p: a[0] + p["k"],
-    "number_add": lambda a, p: p["k"] + a[0],
-    "array_add": lambda a, p: np.array(p["array"]) + a[0],
-    "add_self": lambda a, p: a[0] + a[0],
-    "broadcast_to": lambda a, p: np.broadcast_to(a[0], tuple(p["shape"])),
-    "broadcast_squared": lambda a, p: np.broadcast_to(a[0], tuple(p["shape"])) ** 2,
-    "sum": lambda a, p: _sum(a[0], p),
-    "sum_squared": lambda a, p: _sum(a[0], p) ** 2,
-    "sum_then_sum": lambda a, p: np.sum(_sum(a[0], p)),
-    "reshape": lambda a, p: a[0].reshape(p["shape"]),
-    "reshape_tuple": lambda a, p: a[0].reshape(p["shape"]),
-    "reshape_squared": lambda a, p: a[0].reshape(p["shape"]) ** 2,
-    "permute": lambda a, p: np.transpose(a[0], p["axes"]),
-    "permute_twice": lambda a, p: np.transpose(np.transpose(a[0], p["axes"]), p["axes"]),
-    "permute_squared": lambda a, p: np.transpose(a[0], p["axes"]) ** 2,
-    "transpose": lambda a, p: np.swapaxes(a[0], *p["dims"]),
-    "matmul": lambda a, p: a[0] @ a[1],
-    "matmul_self": lambda a, p: a[0] @ a[0],
-    "matmul_array": lambda a, p: a[0] @ np.array(p["array"]),
-    # MyFunction's cases (the grader's Mul, Square, Scale and RowSums)
+# The values of MyFunction's cases (the grader's Mul, Square and Scale; chapter06_function).
+_FUNCTION_VALUES: dict[str, Callable[[list, dict], Any]] = {
     "mul": lambda a, p: a[0] * a[1],
     "mul_self": lambda a, p: a[0] * a[0],
     "square_square": lambda a, p: (a[0] * a[0]) ** 2,
     "scale": lambda a, p: p["k"] * a[0],
 }
+
+
+def _evaluate(expr: str, arrays: list[np.ndarray], params: dict) -> np.ndarray:
+    """The expression ``expr`` of a case, on arrays, by numpy."""
+    if expr in _FUNCTION_VALUES:
+        return np.asarray(_FUNCTION_VALUES[expr](arrays, params), dtype=float)
+    out = _EXPRESSIONS[expr]([_Array(a) for a in arrays], _params({"params": params}))
+    return out.data
+
 
 _TWICE = ("add_self", "broadcast_squared", "sum_squared", "reshape_squared", "permute_squared")
 
@@ -82,7 +101,7 @@ def _case(rng: random.Random, expr: str, text: str, shapes: list, **params: Any)
     """A case: inputs of ``shapes``, the expression's parameters, and a cotangent ``up`` of
     the result's shape; ``text`` is the expression as the student would write it."""
     inputs = [random_matrix(rng, *s) for s in shapes]
-    out = np.asarray(_NUMPY[expr]([np.array(x, dtype=float) for x in inputs], params))
+    out = _evaluate(expr, [np.array(x, dtype=float) for x in inputs], params)
     names = ", ".join(f"{n} of shape {_shape_of(s)}" for n, s in zip("xy", shapes, strict=False))
     return {
         "expr": expr,
@@ -96,8 +115,10 @@ def _case(rng: random.Random, expr: str, text: str, shapes: list, **params: Any)
 def _wants(case: Case) -> list[np.ndarray]:
     """Each input's gradient of sum(up * f(inputs)), by central differences."""
     arrays = [np.array(x, dtype=float) for x in case["inputs"]]
-    up, f = np.array(case["up"], dtype=float), _NUMPY[case["expr"]]
-    return numerical_gradients(lambda *xs: float(np.sum(up * f(list(xs), case["params"]))), *arrays)
+    up, expr, params = np.array(case["up"], dtype=float), case["expr"], case["params"]
+    return numerical_gradients(
+        lambda *xs: float(np.sum(up * _evaluate(expr, list(xs), params))), *arrays
+    )
 
 
 def _judge_expression(case: Case, seen: dict) -> str | None:
@@ -105,7 +126,7 @@ def _judge_expression(case: Case, seen: dict) -> str | None:
     if not seen.get("made"):
         return f"{text}: the result is a {seen.get('kind')}, not a MyTensor"
     arrays = [np.array(x, dtype=float) for x in case["inputs"]]
-    value = np.asarray(_NUMPY[case["expr"]](arrays, case["params"]), dtype=float)
+    value = _evaluate(case["expr"], arrays, case["params"])
     problem = compare(seen.get("value"), value, f"the result's data ({text})")
     if problem:
         return problem
@@ -160,7 +181,7 @@ _UNREDUCED = (
 
 def _result(case: Case) -> np.ndarray:
     arrays = [np.array(x, dtype=float) for x in case["inputs"]]
-    return np.asarray(_NUMPY[case["expr"]](arrays, case["params"]))
+    return _evaluate(case["expr"], arrays, case["params"])
 
 
 def _ratio(case: Case, which: int = 0) -> float:
@@ -183,6 +204,31 @@ def _averaged(case: Case, seen: dict) -> bool:
     return any(
         _ratio(case, i) != 1 and same(got, wants[i] / _ratio(case, i))
         for i, got in enumerate(grads[: len(wants)])
+    )
+
+
+def _checks(
+    cases: Callable[[list[str]], Callable[[random.Random], list[Case]]],
+    run: Callable,
+    judge: Callable,
+    mistakes: tuple[Mistake, ...],
+    *specs: tuple,
+    serve: Callable | None = None,
+) -> tuple[Check, ...]:
+    """One check per spec ``(name, kinds)`` or ``(name, kinds, weight)``: the cases of those
+    kinds, all run, judged and explained by the same functions and mistakes."""
+    return tuple(
+        Check(
+            name,
+            "",
+            cases(kinds),
+            run,
+            judge,
+            weight=w[0] if w else 1.0,
+            mistakes=mistakes,
+            serve=serve,
+        )  # fmt: skip
+        for name, kinds, *w in specs
     )
 
 
@@ -256,40 +302,15 @@ BROADCAST = register(
         "tensor and a number or array; MyTensor.broadcast_to(shape) returns the tensor "
         "stretched to shape. Each input's grad receives its gradient in its own shape.",
         ("MyTensor",),
-        (
-            Check(
-                "x + y, shapes that broadcast",
-                "",
-                _broadcast_cases(["row", "outer", "stack"]),
-                _run_expression,
-                _judge_expression,
-                weight=2,
-                mistakes=_BROADCAST_MISTAKES,
-            ),
-            Check(
-                "x.broadcast_to(shape)",
-                "",
-                _broadcast_cases(["to_rows", "to_stack"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_BROADCAST_MISTAKES,
-            ),
-            Check(
-                "a number or an array on either side",
-                "",
-                _broadcast_cases(["number", "number_first", "array_first"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_BROADCAST_MISTAKES,
-            ),
-            Check(
-                "the same tensor twice",
-                "",
-                _broadcast_cases(["self", "squared"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_BROADCAST_MISTAKES,
-            ),
+        _checks(
+            _broadcast_cases,
+            _run_expression,
+            _judge_expression,
+            _BROADCAST_MISTAKES,
+            ("x + y, shapes that broadcast", ["row", "outer", "stack"], 2),
+            ("x.broadcast_to(shape)", ["to_rows", "to_stack"]),
+            ("a number or an array on either side", ["number", "number_first", "array_first"]),
+            ("the same tensor twice", ["self", "squared"]),
         ),
         requires=_UNBROADCAST,
         answers=("unbroadcast(out.grad, self.shape)", "unbroadcast(out.grad, other.shape)"),
@@ -344,7 +365,7 @@ def _keepdims_ignored(case: Case, seen: dict) -> bool:
     if not case["params"]["keepdims"]:
         return False
     x = np.array(case["inputs"][0])
-    flat = np.sum(x, axis=_axis(case["params"]))
+    flat = _evaluate("sum", [x], {**case["params"], "keepdims": False})
     return same(seen.get("value"), flat)
 
 
@@ -375,18 +396,6 @@ _SUM_MISTAKES = (
 )
 
 
-def _sum_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
-    return Check(
-        name,
-        "",
-        _sum_cases(kinds),
-        _run_expression,
-        _judge_expression,
-        weight=weight,
-        mistakes=_SUM_MISTAKES,
-    )
-
-
 SUM = register(
     Exercise(
         "06.sum",
@@ -396,12 +405,16 @@ SUM = register(
         "negative too, or a tuple), as np.sum does; its backward gives x.grad its share in "
         "x's shape.",
         ("MyTensor",),
-        (
-            _sum_check("over one axis", ["rows", "columns", "middle"], weight=2),
-            _sum_check("over every axis, or several", ["all", "several", "then"]),
-            _sum_check("keepdims=True", ["keep", "keep_several"]),
-            _sum_check("negative axes", ["middle", "last", "negatives"]),
-            _sum_check("the same tensor twice", ["squared"]),
+        _checks(
+            _sum_cases,
+            _run_expression,
+            _judge_expression,
+            _SUM_MISTAKES,
+            ("over one axis", ["rows", "columns", "middle"], 2),
+            ("over every axis, or several", ["all", "several", "then"]),
+            ("keepdims=True", ["keep", "keep_several"]),
+            ("negative axes", ["middle", "last", "negatives"]),
+            ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
         answers=("np.expand_dims(grad, axis)", "np.broadcast_to(grad, self.shape)"),
@@ -464,32 +477,14 @@ RESHAPE = register(
         "MyTensor.reshape(*shape) returns the same entries in a new shape (given as numbers "
         "or as one tuple; one of them may be -1), as numpy and PyTorch do.",
         ("MyTensor",),
-        (
-            Check(
-                "to a new shape",
-                "",
-                _reshape_cases(["flat", "merge", "split"]),
-                _run_expression,
-                _judge_expression,
-                weight=2,
-                mistakes=_RESHAPE_MISTAKES,
-            ),
-            Check(
-                "a shape given as one tuple",
-                "",
-                _reshape_cases(["tuple"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_RESHAPE_MISTAKES,
-            ),
-            Check(
-                "the same tensor twice",
-                "",
-                _reshape_cases(["squared"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_RESHAPE_MISTAKES,
-            ),
+        _checks(
+            _reshape_cases,
+            _run_expression,
+            _judge_expression,
+            _RESHAPE_MISTAKES,
+            ("to a new shape", ["flat", "merge", "split"], 2),
+            ("a shape given as one tuple", ["tuple"]),
+            ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
         answers=("out.grad.reshape(self.shape)",),
@@ -563,18 +558,6 @@ _PERMUTE_MISTAKES = (
 )
 
 
-def _permute_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
-    return Check(
-        name,
-        "",
-        _permute_cases(kinds),
-        _run_expression,
-        _judge_expression,
-        weight=weight,
-        mistakes=_PERMUTE_MISTAKES,
-    )
-
-
 PERMUTE = register(
     Exercise(
         "06.permute",
@@ -584,11 +567,15 @@ PERMUTE = register(
         "first; negative axes count from the end), as torch.permute; "
         "MyTensor.transpose(dim0, dim1) swaps two axes, as torch.transpose.",
         ("MyTensor",),
-        (
-            _permute_check("orders of three axes", ["cycle", "other_cycle", "twice"], weight=2),
-            _permute_check("negative axes", ["cycle", "negative_cycle", "negative_swap"]),
-            _permute_check("transpose(dim0, dim1)", ["matrix", "last_two", "outer_two"]),
-            _permute_check("the same tensor twice", ["squared"]),
+        _checks(
+            _permute_cases,
+            _run_expression,
+            _judge_expression,
+            _PERMUTE_MISTAKES,
+            ("orders of three axes", ["cycle", "other_cycle", "twice"], 2),
+            ("negative axes", ["cycle", "negative_cycle", "negative_swap"]),
+            ("transpose(dim0, dim1)", ["matrix", "last_two", "outer_two"]),
+            ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
         answers=("np.argsort(axes)", "out.grad.transpose(np.argsort"),
@@ -647,32 +634,14 @@ MY_MATMUL = register(
         "MyTensor.__matmul__(self, other) is numpy's @ (matrices, vectors, stacks), with "
         "other a MyTensor or a numpy array; its backward uses your matmul_backward.",
         ("MyTensor",),
-        (
-            Check(
-                "matrices, a vector and a stack",
-                "",
-                _matmul_cases(["matrices", "stack", "vector"]),
-                _run_expression,
-                _judge_expression,
-                weight=2,
-                mistakes=_MATMUL_MISTAKES,
-            ),
-            Check(
-                "a numpy array on the right",
-                "",
-                _matmul_cases(["array"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_MATMUL_MISTAKES,
-            ),
-            Check(
-                "the same tensor on both sides",
-                "",
-                _matmul_cases(["self"]),
-                _run_expression,
-                _judge_expression,
-                mistakes=_MATMUL_MISTAKES,
-            ),
+        _checks(
+            _matmul_cases,
+            _run_expression,
+            _judge_expression,
+            _MATMUL_MISTAKES,
+            ("matrices, a vector and a stack", ["matrices", "stack", "vector"], 2),
+            ("a numpy array on the right", ["array"]),
+            ("the same tensor on both sides", ["self"]),
         ),
         requires={"matmul_backward": matmul_backward_reference, **_UNBROADCAST},
         answers=("matmul_backward(self.data, other.data, out.grad)",),

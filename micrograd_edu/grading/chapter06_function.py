@@ -22,12 +22,13 @@ from .chapter06_engine import (
     _ENGINE_WITHHELD,
     _UNBROADCAST,
     _case,
+    _checks,
     _either,
     _judge_expression,
     _raised,
     _wants,
 )
-from .registry import HELD, Case, Check, Exercise, Mistake, register
+from .registry import HELD, Case, Exercise, Mistake, register
 from .runners.chapter06_engine import _run_function, _run_gradcheck, _run_logsumexp
 
 # --- gradcheck ------------------------------------------------------------------------------------
@@ -201,19 +202,6 @@ _RESTORED_MISTAKES = (
 )
 
 
-def _gradcheck_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
-    return Check(
-        name,
-        "",
-        _gradcheck_cases(kinds),
-        _run_gradcheck,
-        _judge_verdict,
-        weight=weight,
-        mistakes=_GRADCHECK_MISTAKES,
-        serve=_serve_backward,
-    )
-
-
 GRADCHECK = register(
     Exercise(
         "06.gradcheck",
@@ -225,27 +213,29 @@ GRADCHECK = register(
         "as PyTorch's gradcheck), and False otherwise; it leaves the inputs' data as it found "
         "them.",
         ("gradcheck",),
-        (
-            _gradcheck_check(
-                "tells a right gradient from a wrong one", ["right", "transposed", "scaled"], 2
-            ),
-            _gradcheck_check(
+        _checks(
+            _gradcheck_cases,
+            _run_gradcheck,
+            _judge_verdict,
+            _GRADCHECK_MISTAKES,
+            ("tells a right gradient from a wrong one", ["right", "transposed", "scaled"], 2),
+            (
                 "a flaw in one entry, one input, or one direction",
                 ["last_entry", "second", "unweighted"],
                 2,
             ),
-            _gradcheck_check("results of any shape", ["rows", "total"]),
-            _gradcheck_check("large values", ["large"]),
-            _gradcheck_check("inputs that already hold gradients", ["stale"]),
-            Check(
-                "the inputs are left as they were",
-                "",
-                _gradcheck_cases(["right", "total"]),
-                _run_gradcheck,
-                _judge_restored,
-                mistakes=_RESTORED_MISTAKES,
-                serve=_serve_backward,
-            ),
+            ("results of any shape", ["rows", "total"]),
+            ("large values", ["large"]),
+            ("inputs that already hold gradients", ["stale"]),
+            serve=_serve_backward,
+        )
+        + _checks(
+            _gradcheck_cases,
+            _run_gradcheck,
+            _judge_restored,
+            _RESTORED_MISTAKES,
+            ("the inputs are left as they were", ["right", "total"]),
+            serve=_serve_backward,
         ),
         answers=("x.data[index] = kept", "np.sum(v * f(*inputs).data)"),
         withheld=_ENGINE_WITHHELD,
@@ -372,18 +362,6 @@ _FUNCTION_MISTAKES = (
 )
 
 
-def _function_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
-    return Check(
-        name,
-        "",
-        _function_cases(kinds),
-        _run_function,
-        _judge_function,
-        weight=weight,
-        mistakes=_FUNCTION_MISTAKES,
-    )
-
-
 FUNCTION = register(
     Exercise(
         "06.function",
@@ -396,12 +374,16 @@ FUNCTION = register(
         "and refuses one whose shape is not its input's with an error naming the Function "
         "and both shapes.",
         ("MyTensor", "MyFunction"),
-        (
-            _function_check("apply records forward's result, and backward's gradients", ["mul"], 2),
-            _function_check("one input, its gradient returned alone", ["square_square"]),
-            _function_check("the same tensor twice", ["mul_self"]),
-            _function_check("an argument that is not a tensor", ["scale"]),
-            _function_check("a gradient of the wrong shape is refused", ["rows"]),
+        _checks(
+            _function_cases,
+            _run_function,
+            _judge_function,
+            _FUNCTION_MISTAKES,
+            ("apply records forward's result, and backward's gradients", ["mul"], 2),
+            ("one input, its gradient returned alone", ["square_square"]),
+            ("the same tensor twice", ["mul_self"]),
+            ("an argument that is not a tensor", ["scale"]),
+            ("a gradient of the wrong shape is refused", ["rows"]),
         ),
         requires=_UNBROADCAST,
         answers=("cls.backward(ctx, out.grad)", "cls.forward(ctx, *"),
@@ -520,18 +502,6 @@ _LSE_MISTAKES = (
 )
 
 
-def _lse_check(name: str, kinds: list[str], weight: float = 1.0) -> Check:
-    return Check(
-        name,
-        "",
-        _lse_cases(kinds),
-        _run_logsumexp,
-        _judge_lse,
-        weight=weight,
-        mistakes=_LSE_MISTAKES,
-    )
-
-
 LOGSUMEXP = register(
     Exercise(
         "06.logsumexp",
@@ -542,10 +512,14 @@ LOGSUMEXP = register(
         "grad) returns the gradient with respect to x, using what forward saved with "
         "ctx.save_for_backward.",
         ("LogSumExp",),
-        (
-            _lse_check("a vector, rows and a stack", ["vector", "rows", "stack"], 2),
-            _lse_check("entries near ±1000", ["large", "small"]),
-            _lse_check("rows of one entry", ["single"]),
+        _checks(
+            _lse_cases,
+            _run_logsumexp,
+            _judge_lse,
+            _LSE_MISTAKES,
+            ("a vector, rows and a stack", ["vector", "rows", "stack"], 2),
+            ("entries near ±1000", ["large", "small"]),
+            ("rows of one entry", ["single"]),
         ),
         answers=("np.exp(x - out[..., None])", "grad[..., None] * np.exp"),
         withheld=_ENGINE_WITHHELD,
