@@ -49,10 +49,10 @@ def test_reference_answers_pass_every_check_on_any_seed(seed):
         assert result.score == ex.points
 
 
-ONE_SIDED = "exact on quadratics, off by what Taylor predicts on a cubic"
+ONE_SIDED = "exact on the polynomials its order promises, off by what Taylor predicts beyond"
 RIGHT_ONLY = "uses no point left of x"
-SECOND = "exact on cubics, off by what Taylor predicts on a quartic"
-QUARTIC = "exact on quartics"
+SECOND = "exact on low-degree polynomials, off by what Taylor predicts beyond them"
+QUARTIC = "exact on low-degree polynomials"
 # A phrase of each targeted hint: a mistake gets its own and no other.
 HINTS = {
     "two points": "two-point quotient",
@@ -275,6 +275,10 @@ def gradient_over_h(f, xs, h=1e-5):
     return [2 * g for g in CORRECT["numerical_gradient"](f, xs, h)]
 
 
+def gradient_sign(f, xs, h=1e-5):
+    return [-g for g in CORRECT["numerical_gradient"](f, xs, h)]
+
+
 def gradient_n_squared(f, xs, h=1e-5):
     # recomputes every partial for every coordinate and keeps one: O(n^2) evaluations
     return [CORRECT["numerical_gradient"](f, xs, h)[i] for i in range(len(xs))]
@@ -285,6 +289,7 @@ GRADIENT_HINTS = {
     "moved": "each coordinate ends h below where it started",
     "one-sided": "a one-sided quotient leaves an error",
     "twice": "twice the right one",
+    "sign": "has the wrong sign",
 }
 QUADRATIC, RING = (
     "gradient of a quadratic with cross terms",
@@ -300,9 +305,10 @@ QUADRATIC, RING = (
         (gradient_not_restored, {QUADRATIC, "leaves xs unchanged"}, {"restore", "moved"}),
         (gradient_one_sided, {QUADRATIC, RING}, {"one-sided"}),
         (gradient_over_h, {QUADRATIC, RING}, {"twice"}),
+        (gradient_sign, {QUADRATIC, RING}, {"sign"}),
         (gradient_n_squared, {"evaluates f O(n) times"}, set()),
     ],
-    ids=["not restored", "one-sided", "over h", "n squared calls"],
+    ids=["not restored", "one-sided", "over h", "sign", "n squared calls"],
 )
 def test_each_gradient_mistake_fails_its_checks_with_its_own_hint(wrong, failing, hints, seed):
     result = grade("01.numerical_gradient", {"numerical_gradient": wrong}, seed)
@@ -339,6 +345,44 @@ def test_each_gradient_mistake_fails_its_checks_with_its_own_hint(wrong, failing
 def test_step_size_is_graded_by_the_error_it_achieves(step, failing):
     for seed in ("a", "b", "c"):
         assert failed_checks(grade("01.step_size", {"step_size": step}, seed)) == failing
+
+
+def gradient_moved_and_back(f, xs, h=1e-5):
+    grad = []
+    for i in range(len(xs)):
+        xs[i] += h
+        up = f(xs)
+        xs[i] -= 2 * h
+        grad.append((up - f(xs)) / (2 * h))
+        xs[i] += h  # back by adding h: the float may differ in its last digits
+    return grad
+
+
+def test_a_point_moved_and_moved_back_must_come_back_exactly():
+    hinted = []
+    for seed in ("a", "b", "c", "d", "e", "f"):
+        result = grade(
+            "01.numerical_gradient", {"numerical_gradient": gradient_moved_and_back}, seed
+        )
+        unchanged = next(c for c in result.checks if c.name == "leaves xs unchanged")
+        if not unchanged.passed:
+            hinted.append("last digits" in unchanged.hint)
+    assert hinted and all(hinted)  # it shows on some seeds, and always with this hint
+
+
+@pytest.mark.parametrize(
+    "step, hints",
+    [  # only a step that does not grow hears that it must; only one that is 0 at 0, the floor
+        (lambda x: EPS ** (1 / 3) * max(1.0, abs(x)), set()),
+        (lambda x: 1e-2 * max(1.0, abs(x)), set()),
+        (lambda x: EPS ** (1 / 4), {"must grow with |x|"}),
+        (lambda x: EPS ** (1 / 4) * abs(x), {"needs a floor"}),
+    ],
+)
+def test_the_step_size_hints_name_only_the_mistake_made(step, hints):
+    result = grade("01.step_size", {"step_size": step})
+    late = [c.hint for c in result.checks[2:] if not c.passed and c.hint]
+    assert {p for p in ("must grow with |x|", "needs a floor") for h in late if p in h} == hints
 
 
 def test_a_too_small_step_fails_with_the_rounding_error_hint():

@@ -371,7 +371,7 @@ ONE_SIDED = register(
         ("one_sided_difference",),
         (
             Check(
-                "exact on quadratics, off by what Taylor predicts on a cubic",
+                "exact on the polynomials its order promises, off by what Taylor predicts beyond",
                 "",
                 _polynomial_cases(3),
                 _run_quotient("one_sided_difference"),
@@ -406,7 +406,7 @@ SECOND = register(
         ("second_difference",),
         (
             Check(
-                "exact on cubics, off by what Taylor predicts on a quartic",
+                "exact on low-degree polynomials, off by what Taylor predicts beyond them",
                 "",
                 _polynomial_cases(4),
                 _run_quotient("second_difference"),
@@ -436,7 +436,7 @@ RICHARDSON = register(
         ("extrapolated_difference",),
         (
             Check(
-                "exact on quartics",
+                "exact on low-degree polynomials",
                 "",
                 _polynomial_cases(4),
                 _run_quotient("extrapolated_difference"),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .chapter01 import SECOND_DERIVATIVES, WITHHELD, number_in
-from .plain import as_floats, close, describe
+from .plain import as_float, as_floats, close, describe
 from .references import central_quotient
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter01 import SMOOTH
@@ -95,6 +95,8 @@ def _mistaken_gradient(case: Case, mistake: str) -> tuple[list[float], list[floa
         down = _value(case, x)
         if mistake == "forward":
             grad.append((up - base) / _H)
+        elif mistake == "sign":
+            grad.append((down - up) / (2 * _H))
         elif mistake == "over h":
             grad.append((up - down) / _H)
         else:  # "not restored": the coordinate is left at x - h
@@ -135,6 +137,11 @@ _GRADIENT_MISTAKES = (
         "proportional to h, where the lecture's central quotient cancels it",
     ),
     Mistake(
+        _gradient_is("sign"),
+        "every partial derivative has the wrong sign: which of the two points comes first "
+        "in your difference?",
+    ),
+    Mistake(
         _gradient_is("over h"),
         "every partial derivative is twice the right one: how far apart are the two "
         "points your quotient compares?",
@@ -161,12 +168,17 @@ def _judge_gradient(case: Case, seen: dict) -> str | None:
 
 def _judge_unchanged(case: Case, seen: dict) -> str | None:
     after = as_floats(seen.get("xs_after"), len(case["xs"]))
-    # a perturb-and-restore in place may leave a rounding error; forgetting to restore leaves h
-    if after is not None and all(
-        close(a, x, 1e-12, 1e-12) for a, x in zip(after, case["xs"], strict=True)
-    ):
+    if after is not None and after == [float(x) for x in case["xs"]]:
         return None
     return "the list xs passed in was changed by the call"
+
+
+def _rounded_back(case: Case, seen: dict) -> bool:
+    # moved by h and back: the same number, but for a rounding error
+    after = as_floats(seen.get("xs_after"), len(case["xs"]))
+    return after is not None and all(
+        close(a, x, 1e-12, 1e-12) for a, x in zip(after, case["xs"], strict=True)
+    )
 
 
 def _judge_calls(case: Case, seen: dict) -> str | None:
@@ -214,6 +226,12 @@ GRADIENT = register(
                         _left_moved,
                         "each coordinate ends h below where it started: the caller's point "
                         "must be exactly as it was after the call",
+                    ),
+                    Mistake(
+                        _rounded_back,
+                        "the point came back changed in its last digits: adding h and then "
+                        "subtracting it does not always give back the same float. Keep the "
+                        "value and put it back, or move a copy",
                     ),
                 ),
                 serve=_evaluate,
@@ -293,6 +311,16 @@ def _judge_step(direction: str) -> Callable:
     return judge
 
 
+def _step_below(limit: float) -> Callable[[Case, dict], bool]:
+    """The mistake of a step that is not a positive number of at least ``limit``."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        h = as_float(seen.get("h"))
+        return h is None or not h >= limit
+
+    return matches
+
+
 # where each f'' stays clear of 0 (a relative error needs it)
 _MODERATE = (
     ("sin", 0.5, 1.5),
@@ -331,18 +359,30 @@ STEP = register(
             ),
             Check(
                 "scales with |x|",
-                "for large |x|, x + h keeps only the digits of h above ε|x|: the step must "
-                "grow with |x|",
+                "",
                 _step_cases((("log", 1e3, 1e6), ("pow2.5", 1e3, 1e5), ("sqrt", 1e4, 1e6))),
                 _run_step,
                 _judge_step("any"),
+                mistakes=(
+                    Mistake(
+                        _step_below(1e-2),  # grown with |x| >= 1e3, a good step is >= 0.1
+                        "for large |x|, x + h keeps only the digits of h above ε|x|: the step "
+                        "must grow with |x|",
+                    ),
+                ),
             ),
             Check(
                 "works at x = 0",
-                "a step proportional to |x| is 0 at x = 0: the step needs a floor",
+                "",
                 _step_cases((("exp", 0, 0), ("exp∘sin", 0, 0))),
                 _run_step,
                 _judge_step("any"),
+                mistakes=(
+                    Mistake(
+                        _step_below(1e-12),
+                        "a step proportional to |x| is 0 at x = 0: the step needs a floor",
+                    ),
+                ),
             ),
         ),
         withheld=WITHHELD,
