@@ -64,7 +64,11 @@ def _logit_cases(scale: float = 1.0, batch_one: bool = False, count: int = 3):
 def _judge_backward(case: Case, seen: dict) -> str | None:
     want = _gradient(case)
     return compare(
-        seen.get("grad"), want, "the gradient for {} rows of {} logits".format(*want.shape)
+        seen.get("grad"),
+        want,
+        "the gradient for {} row{} of {} logits".format(
+            want.shape[0], "" if want.shape[0] == 1 else "s", want.shape[1]
+        ),
     )
 
 
@@ -236,7 +240,12 @@ def _cluster_cases(rng: random.Random) -> list[Case]:
             "labels": labels[:n].tolist(),
             "X_test": x[n:].tolist(),
             "seed": rng.randrange(1000),
-            HELD: {"labels": labels[n:].tolist(), "target": best - _GAP},
+            HELD: {
+                "labels": labels[n:].tolist(),
+                "target": best - _GAP,
+                "why": f"{_GAP} below the {best:.3f} of the best possible rule, which knows "
+                "how the grader drew the clusters",
+            },
         }
     ]
 
@@ -264,7 +273,11 @@ def _digit_cases(rng: random.Random) -> list[Case]:
             "labels": digits.target[~test].tolist(),
             "X_test": digits.data[test].astype(int).tolist(),
             "seed": rng.randrange(1000),
-            HELD: {"labels": digits.target[test].tolist(), "target": _DIGITS_TARGET},
+            HELD: {
+                "labels": digits.target[test].tolist(),
+                "target": _DIGITS_TARGET,
+                "why": "the lecture's network reaches about 0.98",
+            },
         }
     ]
 
@@ -282,7 +295,10 @@ def _judge_classifier(case: Case, seen: dict) -> str | None:
     accuracy = float(np.mean(np.array(got) == labels))
     if accuracy >= target:
         return None
-    return f"held-out accuracy {accuracy:.3f} on {case['data']}; the target is {target:.3f}"
+    return (
+        f"held-out accuracy {accuracy:.3f} on {case['data']}; the target is {target:.3f} "
+        f"({case[HELD].get('why', '')})"
+    )
 
 
 _ONE_CLASS = Mistake(
