@@ -219,7 +219,7 @@ def backward(root):
         node._backward()
 
 
-def train(xs, ys, hidden=8, steps=200, lr=0.1, activation="tanh", value=None, square=2):
+def train(xs, ys, hidden=8, steps=200, lr=0.1, activation="tanh", value=None, square=2, clear=True):
     """The exercise's reference network; ``activation=None`` leaves the layers linear;
     ``square=None`` squares the error by a product (which overflows to inf, not raising)."""
     value = value or CORRECT["MyValue"]
@@ -243,7 +243,8 @@ def train(xs, ys, hidden=8, steps=200, lr=0.1, activation="tanh", value=None, sq
         backward(loss)
         for p in params:
             p.data -= lr * p.grad
-            p.grad = 0.0
+            if clear:
+                p.grad = 0.0
     return predict
 
 
@@ -357,6 +358,7 @@ CHAPTER04_HINTS = {  # a phrase of each targeted hint: a mistake gets its own an
     "relu height": "its slope is not its height",
     "relu zero": "the slope of relu's rising side",
     "divides": "divides by zero",
+    "never cleared": "never set back to 0",
     "relu negative": "for a < 0, a.grad is not 0",
     "swapped": "came out in the other order",
     "forward order": "which end of the topological order",
@@ -543,10 +545,13 @@ TRAINS = [
     (lambda xs, ys: train(xs, ys, activation=None), "straight"),
     (lambda xs, ys: train(xs, ys, lr=3.0, square=None), "blew up"),
     (mean_only, "flat"),
+    (lambda xs, ys: train(xs, ys, lr=0.3, clear=False), "never cleared"),
 ]
 
 
-@pytest.mark.parametrize("wrong, hint", TRAINS, ids=["linear", "steps too large", "constant"])
+@pytest.mark.parametrize(
+    "wrong, hint", TRAINS, ids=["linear", "steps too large", "constant", "never cleared"]
+)
 def test_a_network_that_does_not_learn_the_curve_is_told_why(wrong, hint):
     result = grade("04.train", {"train": wrong})
     assert failed_checks(result) == {"fits the training points", "new points between them"}

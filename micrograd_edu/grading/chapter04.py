@@ -970,6 +970,11 @@ def _flat(where: str) -> Callable[[Case, dict], bool]:
 def _fit_mistakes(where: str, xs_key: str) -> tuple[Mistake, ...]:
     return (
         Mistake(
+            lambda case, seen: seen.get("cleared") == 0 and seen.get("reached", 0) > 0,
+            "your parameters' gradients were never set back to 0: backward adds to each "
+            "input's grad, so every step followed the sum of all the gradients so far",
+        ),
+        Mistake(
             lambda case, seen: any(not math.isfinite(y) for y in seen[where]),
             "the predictions blew up: each step went too far, or the gradients of earlier "
             "steps were still in .grad and piled up",

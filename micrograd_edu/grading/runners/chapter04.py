@@ -268,9 +268,39 @@ def _run_train(functions: dict, case: Case) -> dict:
     return dict(_TRAINED[key])
 
 
+@contextmanager
+def _leaf_clears(cls: type) -> Iterator[dict[str, int]]:
+    """How often, inside the block, a node without parents (an input, such as a weight) has
+    its grad set to 0 (a training loop clearing its gradients: backward never does that, it
+    resets only the nodes inside the graph, and a node's __init__ sets grad before parents),
+    and how often to anything else (a backward pass reaching it)."""
+    counts = {"cleared": 0, "reached": 0}  # grads of inputs set to 0, and to anything else
+    own = "__setattr__" in vars(cls)
+    original = cls.__setattr__
+
+    def setattr_(self: Any, name: str, value: Any) -> None:
+        if name == "grad" and not getattr(self, "parents", True):
+            old = getattr(self, "__dict__", {}).get("grad")
+            if type(value) in (int, float) and value == 0:  # cleared, if it held something
+                counts["cleared"] += type(old) in (int, float) and old != 0
+            else:
+                counts["reached"] += 1
+        original(self, name, value)
+
+    cls.__setattr__ = setattr_
+    try:
+        yield counts
+    finally:
+        if own:
+            cls.__setattr__ = original
+        else:
+            del cls.__setattr__
+
+
 def _train(functions: dict, case: Case) -> dict:
     make = functions["MyValue"]
-    with _recording(type(make(0.0))) as created:
+    kind = type(make(0.0))
+    with _recording(kind) as created, _leaf_clears(kind) as clears:
         predict = functions["train"](list(case["xs"]), list(case["ys"]))
     made = len(created)
     created.clear()  # free the training's graphs before predicting
@@ -281,6 +311,7 @@ def _train(functions: dict, case: Case) -> dict:
 
     return {
         "made": made,
+        **clears,
         "fitted": [read(x) for x in case["xs"]],
         "predicted": [read(x) for x in case["new"]],
     }
