@@ -17,7 +17,7 @@ from ..data import piecewise_truth
 from .plain import as_floats, describe
 from .references import minibatch_indices
 from .registry import HELD, Case, Check, Exercise, Mistake, register
-from .runners.chapter09 import _features, _run_batches, _run_linear, _run_train
+from .runners.chapter09 import _features, _run_batches, _run_linear, _run_retrain, _run_train
 
 # --- 1. minibatch_indices -----------------------------------------------------
 
@@ -350,6 +350,15 @@ def _judge_train(case: Case, seen: dict) -> str | None:
     return f"held-out MSE {mse:.3g} on the '{case['target']}' data; the target is {target}"
 
 
+def _judge_repeated(case: Case, seen: dict) -> str | None:
+    first, again = (as_floats(seen.get(k), len(case["x_test"])) for k in ("prediction", "again"))
+    if first is None or again is None:
+        return f"predict(x_test) returned {describe(seen.get('again'))}; expected numbers"
+    if np.allclose(first, again, rtol=1e-9, atol=1e-12):
+        return None
+    return "train_model(x, y, seed) called twice with the same seed gave two different models"
+
+
 _TRAIN_MISTAKES = (
     Mistake(
         lambda case, seen: seen.get("backward", 0) > 1 and seen.get("cleared") == 0,
@@ -390,6 +399,15 @@ TRAIN_MODEL = register(
                 _run_train,
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
+            ),
+            Check(
+                "the same seed, the same model",
+                "two trainings with the same seed gave different predictions: draw every "
+                "random choice (the initial weights, the order of the mini-batches) from seed",
+                _train_cases(("wave", "kink")),
+                _run_retrain,
+                _judge_repeated,
+                same_cases_as="held-out MSE within target on another function",
             ),
         ),
         requires={"minibatch_indices": minibatch_indices},
