@@ -59,6 +59,9 @@ CHAPTER05_HINTS = {  # a phrase of each targeted hint: a mistake gets its own an
     "calls per input": "one call per input",
     "calls per output": "one call per output",
     "finite differences": "as many calls as finite differences",
+    "rows": "a backward pass per output",
+    "no sweep": "no backward pass",
+    "square": "with as many inputs as outputs",
 }
 
 
@@ -117,12 +120,21 @@ def test_jacobian_cost_mistakes(wrong, failing, hint):
     [
         (
             lambda n, m: "reverse",
-            {"a curve: one input, many outputs", "wide and tall Jacobians"},
-            ("one input", None),
+            {
+                "a curve: one input, many outputs",
+                "wide and tall Jacobians",
+                "square ones, and one with two inputs more than outputs",
+            },
+            ("one input", "square"),
         ),
         (lambda n, m: "forward", None, ("one output", None)),
         (lambda n, m: "forward" if m < 1 + n else "reverse", None, ("one output", "one input")),
         (lambda n, m: "Reverse mode", None, None),
+        (
+            lambda n, m: "forward" if n < m else "reverse",
+            {"square ones, and one with two inputs more than outputs"},
+            ("square", None),
+        ),
     ],
 )
 def test_choose_mode_mistakes(wrong, failing, hint):
@@ -163,6 +175,18 @@ def vjp_per_output(f, xs, v):
     return [x.grad for x in inputs]
 
 
+def vjp_by_rows(f, xs, v):
+    inputs = [mg.Value(x) for x in xs]
+    outputs = f(*inputs)  # one call, then one sweep per output: the Jacobian, row by row
+    rows = []
+    for y in outputs:
+        for x in inputs:
+            x.grad = 0.0
+        y.backward()
+        rows.append([x.grad for x in inputs])
+    return [sum(w * row[j] for w, row in zip(v, rows, strict=True)) for j in range(len(xs))]
+
+
 def vjp_weighted_right(f, xs, v):
     inputs = [mg.Value(x) for x in xs]
     total = sum((w * y for w, y in zip(v, f(*inputs), strict=True)), mg.Value(0.0))
@@ -173,10 +197,23 @@ def vjp_weighted_right(f, xs, v):
 @pytest.mark.parametrize(
     "wrong, failing, hint",
     [
-        (vjp_ignoring_v, {"vᵀJ matches a numerical Jacobian"}, "unweighted"),
+        (
+            vjp_ignoring_v,
+            {"vᵀJ matches a numerical Jacobian", "one backward pass"},
+            ("unweighted", "rows"),
+        ),
         (vjp_last_output, {"vᵀJ matches a numerical Jacobian"}, "one output only"),
-        (vjp_by_columns, {"one evaluation of f"}, "calls per input"),
-        (vjp_per_output, {"one evaluation of f"}, "calls per output"),
+        (
+            vjp_by_columns,
+            {"one evaluation of f", "one backward pass"},
+            ("calls per input", "no sweep"),
+        ),
+        (
+            vjp_per_output,
+            {"one evaluation of f", "one backward pass"},
+            ("calls per output", "rows"),
+        ),
+        (vjp_by_rows, {"one backward pass"}, "rows"),
         # weighted by v: it must not hear "weigh each output", nor fail the count of calls
         (
             vjp_weighted_right,
@@ -189,4 +226,5 @@ def test_vjp_mistakes(wrong, failing, hint):
     result = grade("05.vjp", {"vjp": wrong})
     assert failed_checks(result) == failing
     _assert_own_hint(result, hint)
-    assert "one evaluation of f" not in failed_checks(result) or hint.startswith("calls")
+    own = hint if isinstance(hint, tuple) else (hint,)
+    assert "one evaluation of f" not in failed_checks(result) or own[0].startswith("calls")

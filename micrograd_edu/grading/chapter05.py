@@ -131,7 +131,7 @@ def _judge_choice(case: Case, seen: dict) -> str | None:
     if mode not in ("forward", "reverse"):
         return f"returned {describe(mode)}; answer the string 'forward' or 'reverse'"
     want = "forward" if n < 1 + m else "reverse"
-    if mode == want:
+    if mode == want or n == 1 + m:  # a tie: either mode does the same work
         return None
     return f"{mode} mode is the slower one for n={n} inputs and m={m} outputs"
 
@@ -144,6 +144,12 @@ def _clear_shapes(rng: random.Random) -> list[Case]:
         if max(n, 1 + m) >= 4 * min(n, 1 + m):
             cases.append({"n": n, "m": m})
     return cases
+
+
+def _square_shapes(rng: random.Random) -> list[Case]:
+    """n = m, where the sizes alone suggest a tie that is not one, and n = m + 2."""
+    sizes = rng.sample(range(2, 200), 3)
+    return [{"n": k, "m": k} for k in sizes[:2]] + [{"n": sizes[2] + 2, "m": sizes[2]}]
 
 
 # (One case cannot tell a constant answer from swapped sizes on a wide or tall Jacobian,
@@ -167,7 +173,7 @@ CHOOSE_MODE = register(
         "Forward or reverse?",
         2,
         "choose_mode(n, m) returns 'forward' or 'reverse', whichever computes the "
-        "Jacobian of f: ℝⁿ → ℝᵐ with fewer operations.",
+        "Jacobian of f: ℝⁿ → ℝᵐ with fewer operations (on a tie, either).",
         ("choose_mode",),
         (
             Check(
@@ -193,6 +199,20 @@ CHOOSE_MODE = register(
                 _run_choice,
                 _judge_choice,
                 mistakes=_CHOICE_MISTAKES,
+            ),
+            Check(
+                "square ones, and one with two inputs more than outputs",
+                "",
+                _square_shapes,
+                _run_choice,
+                _judge_choice,
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: case["n"] == case["m"] and seen.get("mode") == "reverse",
+                        "with as many inputs as outputs the two modes differ by one pass: "
+                        "which of them also pays for recording the graph?",
+                    ),
+                ),
             ),
         ),
         requires={"jacobian_cost": jacobian_cost},
@@ -276,6 +296,15 @@ _VJP_MISTAKES = (
         "only one output's contribution: every output adds its share, weighted by its v",
     ),
 )
+
+
+def _judge_one_backward(case: Case, seen: dict) -> str | None:
+    passes = seen.get("backward")
+    if passes == 1:
+        return None
+    return f"{passes} backward passes for {len(case['v'])} outputs; one is enough"
+
+
 _CALL_MISTAKES = (
     Mistake(
         _calls_are(lambda n, m: {n}),
@@ -328,6 +357,25 @@ VJP = register(
                 _run_vjp,
                 _judge_once,
                 mistakes=_CALL_MISTAKES,
+                serve=secret_scales,
+            ),
+            Check(
+                "one backward pass",
+                "",
+                lambda rng: [_point(rng, name) for name in ("layer", "mixer")],
+                _run_vjp,
+                _judge_one_backward,
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: seen.get("backward") == len(case["v"]),
+                        "a backward pass per output: that builds the Jacobian row by row. One "
+                        "sweep from the right scalar gives vᵀJ directly",
+                    ),
+                    Mistake(
+                        lambda case, seen: seen.get("backward") == 0,
+                        "no backward pass: vᵀJ is what one reverse sweep computes",
+                    ),
+                ),
                 serve=secret_scales,
             ),
         ),

@@ -98,7 +98,15 @@ def _judge_walk(case: Case, seen: dict) -> str | None:
     if not isinstance(got, list) or not all(isinstance(n, str) for n in got):
         return f"returned names that are {describe(got)}, not (name, parameter) pairs"
     if sorted(got) != sorted(names):
-        return f"listed {len(got)} parameters for a tree that has {len(names)}"
+        if len(got) != len(names):
+            return f"listed {len(got)} parameters for a tree that has {len(names)}"
+        strange = [n for n in got if n not in names]
+        return (
+            f"listed as many names as the tree has parameters ({len(names)}), but not the same "
+            f"names: {len(strange)} of yours, such as '{strange[0]}', are not the tree's"
+            if strange
+            else f"listed {len(names)} names, some of them twice"
+        )
     if got != names:
         return "the right names in the wrong order"
     if seen.get("which") != which:

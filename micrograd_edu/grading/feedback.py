@@ -141,5 +141,11 @@ def check(
         with limit(time_limit), withholding(ex.withheld, namespace):
             observed = observe(ex, namespace, cases)
     except TimeLimitExceeded:
-        return Feedback(broken(ex, f"took longer than {time_limit:g} s (an endless loop?)"))
+        return Feedback(
+            broken(
+                ex,
+                f"took longer than {time_limit:g} s: an endless loop, or more work than the "
+                "limit allows",
+            )
+        )
     return Feedback(judge(ex, cases, observed))
