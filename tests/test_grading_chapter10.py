@@ -136,7 +136,7 @@ def test_a_mistake_no_model_explains_says_what_was_seen_and_gives_no_hint():
     assert not first.passed and first.hint == ""
     assert (
         "right shape" in first.reason
-        and "largest error is 0.03 of its largest entry" in first.reason
+        and "largest error is 0.03 times its largest entry" in first.reason
     )
     result = grade(BACKWARD, {"weighted_cross_entropy_backward": scaled})
     assert "every entry is 1.03 times the right one" in result.checks[0].reason

@@ -111,6 +111,7 @@ HINTS = {
     "batch size": "divided by the batch size",
     "first row": "the first row's share only",
     "extra axis": "with an extra axis",
+    "shape of dY": "db has the shape of dY",
 }
 
 
@@ -240,6 +241,13 @@ MISTAKES = [  # (exercise, function, the mistake, the checks it fails, its hint)
         lambda x, w, b, dy: (dy @ w.T, x.T @ dy, dy[0]),
         {"db sums over the batch"},
         "first row",
+    ),
+    (  # db left as dY, one row per example (with a batch of one: the (1, H2) mistake)
+        "07.linear_backward",
+        "linear_backward",
+        lambda x, w, b, dy: (dy @ w.T, x.T @ dy, dy),
+        {"db sums over the batch", "a batch of one"},
+        ("shape of dY", "extra axis"),
     ),
     (  # db kept as (1, H2)
         "07.linear_backward",

@@ -202,6 +202,11 @@ def _backward_mistakes(torch_layout: bool = False) -> tuple[Mistake, ...]:
             _part_is("db", lambda x, w, dy: dy.sum(axis=0, keepdims=True), t),
             "the right sums, with an extra axis: the bias's gradient has the bias's shape",
         ),
+        Mistake(  # (with a batch of one it is the mistake above: that hint comes first)
+            _part_is("db", lambda x, w, dy: dy, t),
+            "db has the shape of dY, one row per example: the bias has one entry per output, "
+            "and was added to every row of the batch",
+        ),
     )
 
 
