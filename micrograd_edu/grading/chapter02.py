@@ -96,6 +96,35 @@ def evaluate(nodes: Nodes, values: dict[str, float]) -> float:
     return out[-1]
 
 
+_SIGNS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+
+
+def written(nodes: Nodes) -> str:
+    """A node list as the expression a student would type (an operand that is itself an
+    operation in parentheses).
+
+    >>> written([["var", "x"], ["const", 2], ["mul", 1, 0], ["sin", 2], ["add", 3, 0]])
+    'sin(2 * x) + x'
+    """
+    out: list[str] = []  # each node's text, without outer parentheses
+    compound: list[bool] = []  # whether it needs them as an operand
+
+    def operand(i: int) -> str:
+        return f"({out[i]})" if compound[i] else out[i]
+
+    for head, *rest in nodes:
+        if head in ("const", "var"):
+            out.append(f"{rest[0]:g}" if head == "const" else rest[0])
+        elif head in _SIGNS:
+            out.append(f"{operand(rest[0])} {_SIGNS[head]} {operand(rest[1])}")
+        elif head == "neg":
+            out.append(f"-{operand(rest[0])}")
+        else:
+            out.append(f"{head}({out[rest[0]]})")
+        compound.append(head in _SIGNS or head == "neg")
+    return out[-1]
+
+
 def tree_size(nodes: Nodes) -> int:
     """Nodes in the tree written out: a shared argument counts every time it is used."""
     sizes: list[int] = []
@@ -437,7 +466,7 @@ def _judge_diff(case: Case, seen: dict) -> str | None:
         )
         if not close(evaluate(nodes, point), want, 1e-5, 1e-5):
             shown = ", ".join(f"{k}={v:.3g}" for k, v in point.items())
-            return f"wrong derivative with respect to {var} at {shown}"
+            return f"wrong derivative of {written(tree)} with respect to {var} at {shown}"
     return None
 
 
@@ -773,7 +802,8 @@ def _judge_folded(case: Case, seen: dict) -> str | None:
     constant = [head == "const" for head, *_ in nodes]
     for head, *args in nodes:
         if head not in ("const", "var") and all(constant[i] for i in args):
-            return f"a {head} node of constants is left unfolded"
+            article = "an" if head[0] in "aeiou" else "a"
+            return f"{article} {head} node whose arguments are all constants is left unfolded"
     if tree_size(nodes) > tree_size(case["tree"]):
         return "the folded expression is larger than the original"
     # Folding is only folding if the value stays: this check is the main property.

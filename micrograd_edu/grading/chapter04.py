@@ -668,7 +668,10 @@ def _judge_composed(case: Case, seen: dict) -> str | None:
     missing = sorted({p for op in ops for p in needed.get(op, ()) if not count[p]})
     if missing:
         used = ", ".join(f"{p} {count[p]:g} times" for p in ("add", "mul", "pow"))
-        return f"{case['text']} called the primitives {used}: it has a backward rule of its own"
+        return (
+            f"{case['text']} called the primitives {used}: it has a backward rule of its own, "
+            "or is not connected to its operands at all"
+        )
     return _judge_expression(case, seen)
 
 

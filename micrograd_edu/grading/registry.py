@@ -275,7 +275,8 @@ def student_line(error: BaseException) -> str:
         if not name.startswith(_GRADER) and not name.startswith(_LIBRARIES):
             line = linecache.getline(name, tb.tb_lineno).strip()
             where = "cell" if name.startswith("<") or "ipykernel" in name else Path(name).name
-            found = f" (line {tb.tb_lineno} of your {where}" + (f": `{line}`)" if line else ")")
+            where = "one of your cells" if where == "cell" else f"your {where}"
+            found = f" (line {tb.tb_lineno} of {where}" + (f": `{line}`)" if line else ")")
         tb = tb.tb_next
     return found
 
