@@ -445,6 +445,12 @@ MISTAKES = [
         "negative axis",
     ),
     ("06.permute", _without("transpose"), "transpose(dim0, dim1)", "torch.transpose"),
+    (  # right for matrices only: a permute of two axes on a tensor of three
+        "06.permute",
+        _with("MyTensor", transpose=lambda self, dim0, dim1: self.permute(dim1, dim0)),
+        "transpose(dim0, dim1)",
+        "an order of all three",
+    ),
 ]
 
 
@@ -575,6 +581,8 @@ def _apply_with(**changes):
                 if not changes.get("bare") and not isinstance(grads, tuple):
                     grads = (grads,)
                 for a, g in zip(args, grads, strict=False):
+                    if changes.get("checked") and np.shape(g) != a.shape:
+                        raise ValueError(f"{cls.__name__}: gradient of shape {np.shape(g)}")
                     if changes.get("none") or isinstance(a, MyTensor) and g is not None:
                         if changes.get("replace"):
                             a.grad = g
@@ -599,6 +607,7 @@ def _apply_with(**changes):
         ({"none": True}, "an argument that is not a tensor", "None"),
         ({"replace": True}, "the same tensor twice", "one share"),
         ({"bare": True}, "one input, its gradient returned alone", "tuple"),
+        ({"bare": True, "checked": True}, "one input, its gradient returned alone", "one row"),
         ({}, "a gradient of the wrong shape is refused", "both shapes"),
     ],
 )

@@ -552,8 +552,18 @@ _PERMUTE_MISTAKES = (
         "order brings it back?",
     ),
     Mistake(
-        _raised("transpose", when=lambda case: case["expr"] == "transpose"),
+        _raised("attribute 'transpose'", when=lambda case: case["expr"] == "transpose"),
         "transpose(dim0, dim1) swaps two axes, as torch.transpose does: it is a permute",
+    ),
+    Mistake(
+        lambda case, seen: (
+            case["expr"] == "transpose"
+            and np.ndim(case["inputs"][0]) == 3
+            and "error" in seen
+            and "attribute 'transpose'" not in str(seen["error"])
+        ),
+        "on a tensor of three axes a permute needs an order of all three: transpose(0, 2) "
+        "keeps axis 1 where it is",
     ),
 )
 
