@@ -22,7 +22,7 @@ from ..numerical import central_difference
 from .plain import close, describe
 from .references import quotient_reference
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule, _run_size
+from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule, _run_size, build
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
@@ -93,35 +93,6 @@ def evaluate(nodes: Nodes, values: dict[str, float]) -> float:
                 out.append(float(_UNARY[head](out[rest[0]])))
     except (ValueError, ZeroDivisionError, OverflowError, TypeError, KeyError):
         return math.nan
-    return out[-1]
-
-
-_SIGNS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
-
-
-def written(nodes: Nodes) -> str:
-    """A node list as the expression a student would type (an operand that is itself an
-    operation in parentheses).
-
-    >>> written([["var", "x"], ["const", 2], ["mul", 1, 0], ["sin", 2], ["add", 3, 0]])
-    'sin(2 * x) + x'
-    """
-    out: list[str] = []  # each node's text, without outer parentheses
-    compound: list[bool] = []  # whether it needs them as an operand
-
-    def operand(i: int) -> str:
-        return f"({out[i]})" if compound[i] else out[i]
-
-    for head, *rest in nodes:
-        if head in ("const", "var"):
-            out.append(f"{rest[0]:g}" if head == "const" else rest[0])
-        elif head in _SIGNS:
-            out.append(f"{operand(rest[0])} {_SIGNS[head]} {operand(rest[1])}")
-        elif head == "neg":
-            out.append(f"-{operand(rest[0])}")
-        else:
-            out.append(f"{head}({out[rest[0]]})")
-        compound.append(head in _SIGNS or head == "neg")
     return out[-1]
 
 
@@ -466,7 +437,7 @@ def _judge_diff(case: Case, seen: dict) -> str | None:
         )
         if not close(evaluate(nodes, point), want, 1e-5, 1e-5):
             shown = ", ".join(f"{k}={v:.3g}" for k, v in point.items())
-            return f"wrong derivative of {written(tree)} with respect to {var} at {shown}"
+            return f"wrong derivative of {build(tree)} with respect to {var} at {shown}"
     return None
 
 

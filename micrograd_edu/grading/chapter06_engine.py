@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import compare, numerical_gradients, random_matrix, same
+from .arrays import compare, numerical_gradients, random_matrix, same, shape_name
 from .chapter06 import WITHHELD
 from .references import matmul_backward_reference, unbroadcast_reference
 from .registry import Case, Check, Exercise, Mistake, register
@@ -93,16 +93,14 @@ def _evaluate(expr: str, arrays: list[np.ndarray], params: dict) -> np.ndarray:
 _TWICE = ("add_self", "broadcast_squared", "sum_squared", "reshape_squared", "permute_squared")
 
 
-def _shape_of(shape: list[int] | tuple[int, ...]) -> str:
-    return str(tuple(shape))
-
-
 def _case(rng: random.Random, expr: str, text: str, shapes: list, **params: Any) -> Case:
     """A case: inputs of ``shapes``, the expression's parameters, and a cotangent ``up`` of
     the result's shape; ``text`` is the expression as the student would write it."""
     inputs = [random_matrix(rng, *s) for s in shapes]
     out = _evaluate(expr, [np.array(x, dtype=float) for x in inputs], params)
-    names = ", ".join(f"{n} of shape {_shape_of(s)}" for n, s in zip("xy", shapes, strict=False))
+    names = ", ".join(
+        f"{n} of shape {shape_name(tuple(s))}" for n, s in zip("xy", shapes, strict=False)
+    )
     return {
         "expr": expr,
         "inputs": inputs,

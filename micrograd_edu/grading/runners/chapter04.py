@@ -205,9 +205,9 @@ def _calls(cls: type, names: tuple[str, ...], build: Callable[[], Any]) -> tuple
         method = getattr(cls, name, None)
         if callable(method):
 
-            def counted(*args: Any, _name: str = name, _method: Any = method) -> Any:
+            def counted(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
                 counts[_name] += 1
-                return _method(*args)
+                return _method(*args, **kwargs)
 
             setattr(cls, name, counted)
     try:

@@ -4,12 +4,14 @@ lives here (see runners/__init__.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from ... import functions as F
+from ...engine import Value
+from ...tensor import Tensor
 from ..registry import Case
+from .chapter04 import _calls
 from .served import counted
 
 
@@ -36,37 +38,15 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., list[Any]]]] = {
 }
 
 
-@contextmanager
-def _backward_counted() -> Iterator[dict[str, int]]:
-    """How many backward passes (of Value or Tensor) run inside the block."""
-    from ...engine import Value
-    from ...tensor import Tensor
-
-    counts = {"backward": 0}
-    originals = {kind: kind.backward for kind in (Value, Tensor)}
-    own = {kind: "backward" in vars(kind) for kind in originals}
-
-    def counting(original: Callable) -> Callable:
-        def backward(self: Any, *args: Any, **kwargs: Any) -> Any:
-            counts["backward"] += 1
-            return original(self, *args, **kwargs)
-
-        return backward
-
-    for kind, original in originals.items():
-        kind.backward = counting(original)
-    try:
-        yield counts
-    finally:
-        for kind, original in originals.items():
-            if own[kind]:
-                kind.backward = original
-            else:
-                del kind.backward  # it was inherited
-
-
 def _run_vjp(functions: dict, case: Case) -> dict:
     f = counted(case, FUNCTIONS[case["f"]][1])
-    with _backward_counted() as passes:
-        got = functions["vjp"](f, list(case["xs"]), list(case["v"]))
-    return {"vjp": list(got) if isinstance(got, tuple) else got, **passes}
+
+    def run() -> Any:
+        return functions["vjp"](f, list(case["xs"]), list(case["v"]))
+
+    # the backward passes, of Values or Tensors
+    (got, on_tensors), on_values = _calls(
+        Value, ("backward",), lambda: _calls(Tensor, ("backward",), run)
+    )
+    passes = on_values["backward"] + on_tensors["backward"]
+    return {"vjp": list(got) if isinstance(got, tuple) else got, "backward": passes}
