@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from micrograd_edu import Tensor, data, nn, no_grad, optim
-from micrograd_edu.experiments import (
+from micrograd_edu.course.experiments import (
     deep_relu_net,
     nonlinear_batches,
     per_sample,

@@ -26,8 +26,8 @@ import pstats
 import numpy as np
 from timing import measure
 
-from micrograd_edu import optim, scalar_nn
-from micrograd_edu.experiments import (
+from micrograd_edu import optim
+from micrograd_edu.course.experiments import (
     deep_relu_net,
     from_scalar_mlp,
     nonlinear_batches,
@@ -35,6 +35,7 @@ from micrograd_edu.experiments import (
     train,
     train_torch,
 )
+from micrograd_edu.scalar import nn as scalar_nn
 from micrograd_edu.tensor import Tensor, mse_loss
 
 try:

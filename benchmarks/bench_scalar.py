@@ -28,8 +28,8 @@ try:
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from micrograd_edu.engine import Value
-from micrograd_edu.scalar_nn import MLP
+from micrograd_edu.scalar.nn import MLP
+from micrograd_edu.scalar.value import Value
 
 SPEEDUP_TARGET = 3.0
 LINEARITY_TARGET = 12.0
@@ -118,7 +118,7 @@ def bench_demo_step(rounds: int = 3, steps: int = 2) -> bool:
 
 
 def _count_nodes(model, xs, ys) -> int:
-    from micrograd_edu.graph import topological_order
+    from micrograd_edu.scalar.graph import topological_order
 
     scores = [model(x) for x in xs]
     losses = [(1 + -y * s).relu() for y, s in zip(ys, scores, strict=True)]

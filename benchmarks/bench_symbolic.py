@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from timing import measure
 
-from micrograd_edu.symbolic import Symbol, coefficients, diff, logistic_map, simplify
+from micrograd_edu.scalar.symbolic import Symbol, coefficients, diff, logistic_map, simplify
 
 N = 10
 NUMBER, REPEAT = 1, 7

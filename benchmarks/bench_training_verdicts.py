@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from micrograd_edu import Tensor, optim
-from micrograd_edu.experiments import deep_relu_net
+from micrograd_edu.course.experiments import deep_relu_net
 
 SEEDS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 

@@ -26,7 +26,7 @@ except ImportError:  # run from a checkout without installing
 from timing import measure
 
 from micrograd_edu import draw_graph, topological_order
-from micrograd_edu.scalar_nn import MLP
+from micrograd_edu.scalar.nn import MLP
 from micrograd_edu.viz import render
 
 TARGET = 5.0

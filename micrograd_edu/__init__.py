@@ -1,32 +1,71 @@
 """micrograd_edu: automatic differentiation, built to be understood.
 
-The public face of the package. Each engine lives in its own module:
-``rules`` (the derivative table), ``numerical``, ``symbolic``, ``forward``,
-``engine`` (scalar ``Value``), ``tensor`` (with ``custom_op`` for user-defined
-operations); then ``nn``, ``optim``, ``viz`` and ``grading``.
+The public face of the package. The folders are the layers, each reading only the
+ones before it:
 
-Three modules export a function of their own name, which the package binds over
-the module: ``micrograd_edu.tensor``, ``micrograd_edu.freeze`` and
-``micrograd_edu.doctor`` are the functions. Import a module's other names with
-``from micrograd_edu.tensor import Tensor, core`` (``import micrograd_edu.tensor
-as T`` would give the function ``tensor``).
+* ``rules`` (the one table of derivative rules) and ``functions`` (elementary
+  functions written once for every engine);
+* ``scalar/``: the scalar engines, ``Value`` (reverse mode), ``Dual`` (forward
+  mode), ``symbolic`` and ``numerical`` differentiation, and ``graph``;
+* ``tensor/``: the numpy-backed ``Tensor``, its backward pass, modes, ``Function``
+  and ``freeze``; then ``nn``, ``optim`` and ``init``; ``torchlike`` gathers them
+  under PyTorch's names;
+* ``viz/``: diagrams, traces, plots and widgets;
+* ``course/``: the command line, ``doctor``, data sets and experiments;
+* ``grading/``: the exercises and the grader. ``import micrograd_edu`` does not load
+  it: :func:`check` imports it on its first call (and :func:`doctor` its module).
+
+``micrograd_edu.tensor``, the attribute, is the constructor function (as
+``torch.tensor``); import the subpackage's other names with ``from
+micrograd_edu.tensor import Tensor``.
 """
 
-from . import data, functions, nn, optim
-from .custom_op import Function
-from .doctor import doctor
-from .engine import Value, jacobian_reverse
-from .forward import Dual, jacobian_forward, jvp
-from .freeze import freeze
-from .grading import check
-from .graph import topological_order
-from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad
-from .numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
-from .ops import ShapeError, unbroadcast
+import sys as _sys
+from typing import Any as _Any
+
+from . import functions, nn, optim
 from .rules import RULES, DomainError
-from .symbolic import Symbol, diff, simplify, size
+from .scalar.dual import Dual, jacobian_forward, jvp
+from .scalar.graph import topological_order
+from .scalar.numerical import central_difference, gradcheck, gradient, jacobian, step_size_study
+from .scalar.symbolic import Symbol, diff, simplify, size
+from .scalar.value import Value, jacobian_reverse
 from .tensor import Tensor, concatenate, cross_entropy, mse_loss, stack, tensor
+from .tensor.freeze import freeze
+from .tensor.function import Function
+from .tensor.modes import enable_grad, inference_mode, is_grad_enabled, no_grad
+from .tensor.ops import ShapeError, unbroadcast
 from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
+
+
+def check(exercise_id: str, namespace: _Any = None, **options: _Any) -> _Any:
+    """Check an exercise on the functions defined in the notebook: ``check("01.gradient")``.
+
+    The grader is imported on the first call (``import micrograd_edu`` stays light);
+    see :func:`micrograd_edu.grading.feedback.check` for the options.
+    """
+    from .grading.feedback import check as run_check
+
+    if namespace is None:
+        namespace = _sys._getframe(1).f_globals
+    return run_check(exercise_id, namespace, **options)
+
+
+def doctor() -> _Any:
+    """Report what this machine can do for the course (see ``micrograd-edu doctor``)."""
+    from .course.doctor import doctor as run_doctor
+
+    return run_doctor()
+
+
+def __getattr__(name: str) -> _Any:
+    # ``mg.data`` (the course's data sets) loads on first use: it is not needed to import.
+    if name == "data":
+        from .course import data
+
+        return data
+    raise AttributeError(f"module 'micrograd_edu' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

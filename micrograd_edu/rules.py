@@ -7,7 +7,7 @@ The engines differ only in the namespace they pass in:
 
 * ``MATH`` (floats, via :mod:`math`) serves the scalar ``Value`` and ``Dual``;
 * ``NUMPY`` (arrays) serves ``Tensor``;
-* the symbolic namespace in :mod:`micrograd_edu.symbolic` *builds* the
+* the symbolic namespace in :mod:`micrograd_edu.scalar.symbolic` *builds* the
   derivative expression, which is how ``symbolic.diff`` works.
 
 That is the lesson of the course in one file: automatic differentiation is

@@ -27,10 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import autograd as _autograd
 from . import nn, optim
-from .custom_op import Function
-from .modes import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import (
     Tensor,
     arange,
@@ -58,6 +55,9 @@ from .tensor import (
     zeros,
     zeros_like,
 )
+from .tensor import backward as _autograd
+from .tensor.function import Function
+from .tensor.modes import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 float32 = np.dtype(np.float32)
 float64 = double = np.dtype(np.float64)

@@ -3,9 +3,8 @@ import subprocess
 import sys
 
 from micrograd_edu import doctor
-from micrograd_edu.cli import main
-
-checks = sys.modules["micrograd_edu.doctor"]
+from micrograd_edu.course import doctor as checks  # noqa: E402
+from micrograd_edu.course.cli import main
 
 
 def test_doctor_reports_every_check_with_a_fix_when_missing():
@@ -25,7 +24,7 @@ def test_doctor_command_prints_the_report(capsys):
 
 def test_console_entry_point_runs():
     done = subprocess.run(
-        [sys.executable, "-m", "micrograd_edu.cli", "doctor"], capture_output=True, text=True
+        [sys.executable, "-m", "micrograd_edu.course.cli", "doctor"], capture_output=True, text=True
     )
     assert "numpy" in done.stdout
 

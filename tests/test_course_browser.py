@@ -25,7 +25,7 @@ from test_viz_browser import (
     require_browser,
 )
 
-from micrograd_edu.course import command
+from micrograd_edu.course.workspace import command
 
 ROOT = Path(__file__).resolve().parents[1]
 

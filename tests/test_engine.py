@@ -8,8 +8,8 @@ from central_differences import central_gradient
 
 from micrograd_edu import DomainError, Value
 from micrograd_edu import functions as F
-from micrograd_edu.engine import adjoint_trace
-from micrograd_edu.graph import topological_order
+from micrograd_edu.scalar.graph import topological_order
+from micrograd_edu.scalar.value import adjoint_trace
 
 
 def lecture_f(x1, x2):
@@ -234,9 +234,10 @@ def test_torch_agrees_on_a_few_expressions():
 
 
 def test_a_new_rule_becomes_an_operation_of_both_scalar_engines(monkeypatch):
-    from micrograd_edu import engine, forward
     from micrograd_edu.functions import attach_rules
     from micrograd_edu.rules import RULES, Rule
+    from micrograd_edu.scalar import dual as forward
+    from micrograd_edu.scalar import value as engine
 
     square = Rule("square", lambda ns, x: x * x, (lambda ns, o, x: 2.0 * x,))
     hypot = Rule(

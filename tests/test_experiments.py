@@ -5,8 +5,8 @@ optimisers on the non-linear one."""
 import numpy as np
 import pytest
 
-from micrograd_edu import data, nn, optim, scalar_nn
-from micrograd_edu.experiments import (
+from micrograd_edu import data, nn, optim
+from micrograd_edu.course.experiments import (
     deep_relu_net,
     from_scalar_mlp,
     nonlinear_batches,
@@ -14,8 +14,9 @@ from micrograd_edu.experiments import (
     train,
     train_torch,
 )
-from micrograd_edu.modes import no_grad
+from micrograd_edu.scalar import nn as scalar_nn
 from micrograd_edu.tensor import Tensor, mse_loss
+from micrograd_edu.tensor.modes import no_grad
 
 
 def test_linear_experiment_recovers_beta_with_momentum_sgd():

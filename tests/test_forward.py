@@ -7,8 +7,8 @@ import pytest
 
 from micrograd_edu import DomainError, Dual, jacobian_forward, jvp
 from micrograd_edu import functions as F
-from micrograd_edu.forward import TraceStep, tangent_trace
 from micrograd_edu.rules import RULES
+from micrograd_edu.scalar.dual import TraceStep, tangent_trace
 
 
 def lecture_f(x1, x2):

@@ -8,7 +8,7 @@ from micrograd_edu import DomainError, Dual, Tensor, Value
 from micrograd_edu import functions as F
 from micrograd_edu.functions import OPERATOR_NAMES, method_names
 from micrograd_edu.rules import MATH, RULES
-from micrograd_edu.symbolic import Constant
+from micrograd_edu.scalar.symbolic import Constant
 
 UNARY = [name for name, rule in RULES.items() if rule.arity == 1]
 

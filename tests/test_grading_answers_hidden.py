@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd_edu.cli import main
+from micrograd_edu.course.cli import main
 from micrograd_edu.grading import sandbox
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.stubbed import stub_source
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # compiled copy), the package's own (reloaded, or its file run afresh).
 STEALS_THE_ORDER = r"""
 import importlib, marshal, pathlib, sys
-import micrograd_edu, micrograd_edu.graph
+import micrograd_edu, micrograd_edu.scalar.graph
 from micrograd_edu.grading import chapter04
 
 root = pathlib.Path(micrograd_edu.__file__).parent
@@ -47,7 +47,7 @@ def attempt(make):
 attempt(lambda: __import__("micrograd_edu.grading.references", fromlist=["x"]).topological_order)
 attempt(lambda: chapter04.topological_order)
 attempt(lambda: chapter04.exercise("04.backward").requires["topological_order"])
-attempt(lambda: importlib.reload(micrograd_edu.graph).topological_order)
+attempt(lambda: importlib.reload(micrograd_edu.scalar.graph).topological_order)
 
 def run_file(path, name):
     scope = {"__name__": "stolen"}
@@ -55,7 +55,7 @@ def run_file(path, name):
     return scope[name]
 
 attempt(lambda: run_file(root / "grading" / "references.py", "topological_order"))
-attempt(lambda: run_file(root / "graph.py", "topological_order"))
+attempt(lambda: run_file(root / "scalar" / "graph.py", "topological_order"))
 for cached in root.rglob("*.pyc"):
     def from_pyc(cached=cached):
         scope = {"__name__": "stolen"}
@@ -91,7 +91,7 @@ import importlib
 import numpy as np
 from micrograd_edu import nn
 
-for name in ("micrograd_edu.ops", "micrograd_edu.autograd"):
+for name in ("micrograd_edu.tensor.ops", "micrograd_edu.tensor.backward"):
     try:
         importlib.reload(importlib.import_module(name))
     except Exception:

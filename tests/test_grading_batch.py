@@ -10,7 +10,7 @@ import pytest
 
 jsonschema = pytest.importorskip("jsonschema")
 
-from micrograd_edu.cli import main  # noqa: E402
+from micrograd_edu.course.cli import main  # noqa: E402
 from micrograd_edu.grading import batch, chapter, gradebook  # noqa: E402
 from micrograd_edu.grading.gradescope import bundle  # noqa: E402
 

@@ -4,7 +4,7 @@ import csv
 import shutil
 from pathlib import Path
 
-from micrograd_edu.cli import main
+from micrograd_edu.course.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "grading"

@@ -328,7 +328,7 @@ def test_the_packages_topological_order_is_withheld_from_submissions(tmp_path):
     pytest.importorskip("resource")
     from pathlib import Path
 
-    from micrograd_edu.cli import main
+    from micrograd_edu.course.cli import main
     from micrograd_edu.grading.notebook import dumps, read_notebook
 
     root = Path(__file__).resolve().parents[1]

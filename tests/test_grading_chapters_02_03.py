@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import pytest
 from grading_helpers import failed_checks, grade, spoilers
 
-from micrograd_edu.forward import Dual
 from micrograd_edu.grading import chapter, exercise, gradebook
 from micrograd_edu.grading.chapter02 import evaluate, tree_size
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.runners.chapter02 import build, encode
-from micrograd_edu.symbolic import Apply, Constant, Symbol, size
+from micrograd_edu.scalar.dual import Dual
+from micrograd_edu.scalar.symbolic import Apply, Constant, Symbol, size
 
 # --- reference answers -------------------------------------------------------
 
@@ -621,7 +621,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_the_packages_own_answers_are_withheld_while_grading(tmp_path):
     pytest.importorskip("resource")
     borrowed = {
-        "02_symbolic.ipynb": "from micrograd_edu.symbolic import diff as my_diff, size as my_size",
+        "02_symbolic.ipynb": (
+            "from micrograd_edu.scalar.symbolic import diff as my_diff, size as my_size"
+        ),
         "03_forward.ipynb": "from micrograd_edu import jacobian_forward",
     }
     paths = []

@@ -3,7 +3,7 @@
 import pytest
 from grading_helpers import grade
 
-from micrograd_edu.cli import main
+from micrograd_edu.course.cli import main
 from micrograd_edu.grading import EXERCISES, check
 
 FUNCTIONS = [ex for ex in EXERCISES.values() if all(n.islower() for n in ex.names)]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd_edu.cli import main
+from micrograd_edu.course.cli import main
 from micrograd_edu.grading.notebook import NotebookError, Shell, code_cells, read_notebook
 from micrograd_edu.grading.release import exercise_notebook, release, strip_solutions
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd_edu.cli import main
+from micrograd_edu.course.cli import main
 from micrograd_edu.grading import sandbox
 
 ROOT = Path(__file__).resolve().parents[1]

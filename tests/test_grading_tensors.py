@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from grading_helpers import failed_checks, grade
 
-from micrograd_edu.cli import main
+from micrograd_edu.course.cli import main
 from micrograd_edu.grading import chapter
 from micrograd_edu.grading.arrays import as_array, numerical_gradients
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import micrograd_edu
-from micrograd_edu.graph import topological_order
+from micrograd_edu.scalar.graph import topological_order
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,14 +33,14 @@ def public_paths_of(original) -> list[str]:
 
 # Run in a child process, as the batch grader's child does: withholding for its whole life.
 WITHHOLD_IN_A_CHILD = """
-import micrograd_edu.graph as graph
+import micrograd_edu.scalar.graph as graph
 from micrograd_edu import Value
 from micrograd_edu.grading import chapter04
 from micrograd_edu.grading.withhold import withholding
 
 chapter04.exported = graph.topological_order  # as if a grading module made it public
 chapter04._own = graph.topological_order  # a private name: the grader's own, kept
-held = withholding({"micrograd_edu.graph.topological_order"})
+held = withholding({"micrograd_edu.scalar.graph.topological_order"})
 held.__enter__()
 for module in (graph, chapter04):
     name = "topological_order" if module is graph else "exported"
@@ -63,18 +63,20 @@ def test_withholding_reaches_grading_modules_but_not_the_graders_own_references(
         check=True,
     )
     lines = result.stdout.splitlines()
-    message = "micrograd_edu.graph.topological_order is withheld while grading: write your own"
+    message = (
+        "micrograd_edu.scalar.graph.topological_order is withheld while grading: write your own"
+    )
     assert lines[:2] == [f"withheld: {message}"] * 2
     assert lines[2] == "grader's own: 3"  # 0.5, the constant 2 and their product
 
 
 def test_a_submission_importing_topological_order_from_any_public_path_gets_0(tmp_path):
     pytest.importorskip("resource")  # the batch grader is POSIX only
-    from micrograd_edu.cli import main
+    from micrograd_edu.course.cli import main
     from micrograd_edu.grading.notebook import dumps, read_notebook
 
     paths = public_paths_of(topological_order)
-    assert "micrograd_edu.graph.topological_order" in paths
+    assert "micrograd_edu.scalar.graph.topological_order" in paths
     assert "micrograd_edu.topological_order" in paths
     # A private name in a grading module is the grader's own, not a public path.
     importlib.import_module("micrograd_edu.grading.chapter04")

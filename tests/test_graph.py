@@ -1,6 +1,6 @@
 import pytest
 
-from micrograd_edu.graph import GraphCycleError, topological_order
+from micrograd_edu.scalar.graph import GraphCycleError, topological_order
 
 
 class N:
@@ -51,7 +51,7 @@ def test_non_nodes_are_refused_by_name():
 
 
 def test_lecture_order_numbers_given_inputs_first_and_leaves_out_constants():
-    from micrograd_edu.graph import lecture_order
+    from micrograd_edu.scalar.graph import lecture_order
 
     x1, x2, c = N("x1"), N("x2"), N("2")
     c.op = "const"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from micrograd_edu import functions as F
 from micrograd_edu import jacobian_forward, jacobian_reverse
-from micrograd_edu.numerical import jacobian
+from micrograd_edu.scalar.numerical import jacobian
 
 
 def three_outputs(x, y, z):

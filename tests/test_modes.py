@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from micrograd_edu import Tensor, enable_grad, inference_mode, is_grad_enabled, no_grad
-from micrograd_edu.modes import is_inference_mode
+from micrograd_edu.tensor.modes import is_inference_mode
 
 
 def test_default_mode_records():

@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd_edu import nn
-from micrograd_edu.modes import no_grad
 from micrograd_edu.tensor import Tensor, mse_loss
+from micrograd_edu.tensor.modes import no_grad
 
 
 def upstream_loss(y: Tensor, g: np.ndarray) -> Tensor:

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from micrograd_edu.numerical import (
+from micrograd_edu.scalar.numerical import (
     EPS,
     backward_difference,
     central_difference,

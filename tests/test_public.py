@@ -24,16 +24,22 @@ def test_every_public_function_and_class_is_listed():
     assert public <= set(micrograd_edu.__all__), public - set(micrograd_edu.__all__)
 
 
-def test_a_module_named_like_its_function_is_reached_by_importing_from_it():
+def test_the_tensor_function_stands_over_its_subpackage_and_the_subpackage_is_reachable():
     # mg.tensor(...) is public, so the package attribute is the function, not the
     # subpackage behind it: the docstrings say how to reach the module instead.
-    for name in ("tensor", "freeze", "doctor"):
-        module = importlib.import_module(f"micrograd_edu.{name}")
-        assert isinstance(module, types.ModuleType) and module.__name__ == f"micrograd_edu.{name}"
-        assert getattr(micrograd_edu, name) is getattr(module, name)
-        assert f"micrograd_edu.{name}``" in micrograd_edu.__doc__
+    module = importlib.import_module("micrograd_edu.tensor")
+    assert isinstance(module, types.ModuleType) and module.__name__ == "micrograd_edu.tensor"
+    assert micrograd_edu.tensor is module.tensor
+    assert "micrograd_edu.tensor``, the attribute, is the constructor" in micrograd_edu.__doc__
     from micrograd_edu.tensor import Tensor, core
 
     assert core.Tensor is Tensor
-    tensor_package = importlib.import_module("micrograd_edu.tensor")
-    assert "import micrograd_edu.tensor as T`` gives the *function*" in tensor_package.__doc__
+    assert "import micrograd_edu.tensor as T`` gives the *function*" in module.__doc__
+
+
+def test_freeze_and_doctor_are_functions_of_the_package():
+    from micrograd_edu.course import doctor
+    from micrograd_edu.tensor import freeze
+
+    assert micrograd_edu.freeze is freeze.freeze
+    assert micrograd_edu.doctor()[0].name == doctor.doctor()[0].name == "python"

@@ -7,7 +7,7 @@ from central_differences import central_gradient
 
 import micrograd_edu.torchlike as T
 from micrograd_edu import nn
-from micrograd_edu.autograd import grad
+from micrograd_edu.tensor.backward import grad
 
 
 def _torch():

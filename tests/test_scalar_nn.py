@@ -3,7 +3,7 @@
 import pytest
 
 from micrograd_edu import Value
-from micrograd_edu.scalar_nn import MLP, Layer, Neuron
+from micrograd_edu.scalar.nn import MLP, Layer, Neuron
 
 
 def hinge_loss(model, xs, ys):

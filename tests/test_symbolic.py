@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from micrograd_edu.numerical import central_difference, gradient
 from micrograd_edu.rules import NUMPY, RULES, DomainError
-from micrograd_edu.symbolic import (
+from micrograd_edu.scalar.numerical import central_difference, gradient
+from micrograd_edu.scalar.symbolic import (
     FUNCTIONS,
     OPERATORS,
     SYMBOLIC,
@@ -505,9 +505,9 @@ def test_with_sharing_the_function_and_its_derivative_stay_linear():
 
 
 def test_the_derivative_table_covers_every_rule_and_agrees_with_central_differences():
-    from micrograd_edu.numerical import central_difference
     from micrograd_edu.rules import RULES
-    from micrograd_edu.symbolic import FUNCTIONS, derivative_table, rule_rows
+    from micrograd_edu.scalar.numerical import central_difference
+    from micrograd_edu.scalar.symbolic import FUNCTIONS, derivative_table, rule_rows
 
     rows = rule_rows()
     names = [r.name for r in rows]

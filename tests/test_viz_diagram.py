@@ -11,7 +11,7 @@ import pytest
 from viz_nodes import S, lecture, matmul_sum
 
 from micrograd_edu import draw_graph
-from micrograd_edu.graph import GraphCycleError
+from micrograd_edu.scalar.graph import GraphCycleError
 from micrograd_edu.viz import render
 from micrograd_edu.viz.diagram import Diagram
 

@@ -12,8 +12,8 @@ from viz_nodes import lecture
 
 from micrograd_edu import Value, adjoint_trace, draw_graph, frames, primal_trace, tangent_trace
 from micrograd_edu import functions as F
-from micrograd_edu.engine import adjoint_trace as engine_adjoint_trace
-from micrograd_edu.scalar_nn import MLP
+from micrograd_edu.scalar.nn import MLP
+from micrograd_edu.scalar.value import adjoint_trace as engine_adjoint_trace
 
 
 def f(x1, x2):

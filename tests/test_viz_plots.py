@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from micrograd_edu import optim
-from micrograd_edu.doctor import doctor
-from micrograd_edu.experiments import descent_path
-from micrograd_edu.numerical import step_size_study
-from micrograd_edu.viz import check_renderer, check_widgets, plots
+from micrograd_edu.course.doctor import _check_renderer as check_renderer
+from micrograd_edu.course.doctor import _check_widgets as check_widgets
+from micrograd_edu.course.doctor import doctor
+from micrograd_edu.course.experiments import descent_path
+from micrograd_edu.scalar.numerical import step_size_study
+from micrograd_edu.viz import plots
 from micrograd_edu.viz.widgets import (
     DescentPanel,
     FiniteDifferencePanel,

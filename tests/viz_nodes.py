@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from micrograd_edu import Tensor
-from micrograd_edu.graph import topological_order
 from micrograd_edu.rules import MATH, RULES
+from micrograd_edu.scalar.graph import topological_order
 
 
 class S:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..numerical import gradient
+from ..scalar.numerical import gradient
 from .plain import describe
 
 __all__ = ["random_matrix", "as_array", "compare", "same", "numerical_gradients", "shape_name"]

@@ -22,11 +22,11 @@ from .runners.chapter01 import _function, _run_halving, _run_quotient
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
-    "micrograd_edu.numerical.forward_difference",
-    "micrograd_edu.numerical.backward_difference",
-    "micrograd_edu.numerical.central_difference",
-    "micrograd_edu.numerical.gradient",
-    "micrograd_edu.numerical.jacobian",
+    "micrograd_edu.scalar.numerical.forward_difference",
+    "micrograd_edu.scalar.numerical.backward_difference",
+    "micrograd_edu.scalar.numerical.central_difference",
+    "micrograd_edu.scalar.numerical.gradient",
+    "micrograd_edu.scalar.numerical.jacobian",
     "micrograd_edu.grading.references.central_quotient",
 )
 

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..numerical import central_difference
+from ..scalar.numerical import central_difference
 from .plain import close, describe
 from .references import quotient_reference
 from .registry import Case, Check, Exercise, Mistake, register
@@ -26,9 +26,9 @@ from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule,
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
-    "micrograd_edu.symbolic.diff",
-    "micrograd_edu.symbolic.simplify",
-    "micrograd_edu.symbolic.size",
+    "micrograd_edu.scalar.symbolic.diff",
+    "micrograd_edu.scalar.symbolic.simplify",
+    "micrograd_edu.scalar.symbolic.size",
     "micrograd_edu.grading.references.quotient_reference",
 )
 

@@ -20,7 +20,7 @@ from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
 from .runners.served import draw_scales, secret_scales
 
 # The package's own answers to this chapter; the batch grader withholds them.
-WITHHELD = ("micrograd_edu.forward.jacobian_forward", "micrograd_edu.forward.jvp")
+WITHHELD = ("micrograd_edu.scalar.dual.jacobian_forward", "micrograd_edu.scalar.dual.jvp")
 
 
 # --- 1 and 2: division and powers of dual numbers ------------------------------------

@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..numerical import gradient
+from ..scalar.numerical import gradient
 from .plain import as_float, as_floats, close, describe, too_long
 from .references import backward_reference, topological_order
 from .registry import HELD, Case, Check, Exercise, Mistake, register
@@ -106,7 +106,7 @@ def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
 # The package's answer to 04.topological_order; the batch grader withholds it
 # from submissions. The grader keeps it under a private name, which withholding
 # leaves alone (and so its backward, the answer to 04.backward, is private too).
-WITHHELD = ("micrograd_edu.graph.topological_order",)
+WITHHELD = ("micrograd_edu.scalar.graph.topological_order",)
 
 
 def _judge_order(case: Case, seen: dict) -> str | None:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..numerical import jacobian
+from ..scalar.numerical import jacobian
 from .plain import as_floats, close, describe
 from .references import jacobian_cost
 from .registry import HELD, Case, Check, Exercise, Mistake, register

@@ -25,8 +25,8 @@ from .runners.chapter06_engine import _EXPRESSIONS, _params, _run_expression
 
 _ENGINE_WITHHELD = (
     *WITHHELD,
-    "micrograd_edu.numerical.gradcheck",
-    "micrograd_edu.custom_op.Function",
+    "micrograd_edu.scalar.numerical.gradcheck",
+    "micrograd_edu.tensor.function.Function",
     "scipy",
     "torch",
 )

@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 
-from ..numerical import jacobian
+from ..scalar.numerical import jacobian
 from .arrays import compare, numerical_gradients, random_matrix, same
 from .chapter06 import WITHHELD
 from .registry import Case, Check, Exercise, Mistake, register

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..data import piecewise_truth
+from ..course.data import piecewise_truth
 from .plain import as_floats, describe
 from .references import minibatch_indices
 from .registry import HELD, Case, Check, Exercise, Mistake, register
@@ -166,7 +166,7 @@ MINIBATCHES = register(
                 _judge_from_rng,
             ),
         ),
-        withheld=("micrograd_edu.data.Batches",),
+        withheld=("micrograd_edu.course.data.Batches",),
         answers=(
             "rng.permutation(n)",
             "order[start : start + batch_size]",
@@ -411,7 +411,7 @@ TRAIN_MODEL = register(
             ),
         ),
         requires={"minibatch_indices": minibatch_indices},
-        withheld=("micrograd_edu.data.Batches",),
+        withheld=("micrograd_edu.course.data.Batches",),
         answers=("lr=5e-3", "opt.lr = 5e-4", "nn.Linear(width, width"),
     )
 )

@@ -204,8 +204,8 @@ BACKWARD = register(
             "weight[labels] / weight[labels].sum()",
         ),
         withheld=(
-            "micrograd_edu.numerical.gradient",
-            "micrograd_edu.numerical.jacobian",
+            "micrograd_edu.scalar.numerical.gradient",
+            "micrograd_edu.scalar.numerical.jacobian",
             "micrograd_edu.grading.arrays.numerical_gradients",
         ),
     )

@@ -53,7 +53,7 @@ def _pyproject() -> str:
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n'
         f'[project]\nname = "micrograd_edu"\nversion = "{meta["Version"]}"\n'
         f"dependencies = {requires!r}\n\n"
-        '[project.scripts]\nmicrograd-edu = "micrograd_edu.cli:main"\n\n'
+        '[project.scripts]\nmicrograd-edu = "micrograd_edu.course.cli:main"\n\n'
         '[tool.setuptools.packages.find]\ninclude = ["micrograd_edu*"]\n'
     ).replace("'", '"')
 

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from .. import init
-from ..ops import Op
 from ..tensor import Tensor, apply, cross_entropy, mse_loss
+from ..tensor.ops import Op
 
 __all__ = [
     "relu",

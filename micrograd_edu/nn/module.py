@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ..modes import no_grad
 from ..tensor import Tensor
+from ..tensor.modes import no_grad
 
 __all__ = ["Parameter", "Module"]
 

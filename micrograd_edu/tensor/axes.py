@@ -10,7 +10,7 @@ A 0-d tensor has the one axis PyTorch gives it: ``dim=0`` or ``-1``.
 >>> axis_of(5, 3, "transpose")
 Traceback (most recent call last):
 ...
-micrograd_edu.ops.DimensionError: transpose: dim 5 is out of range for a tensor with 3 dims \
+micrograd_edu.tensor.ops.DimensionError: transpose: dim 5 is out of range for a tensor with 3 dims \
 (expected a dim in -3..2)
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ..ops import DimensionError
+from .ops import DimensionError
 
 __all__ = ["axis_of", "axes_of", "reduction_args", "size_args"]
 

@@ -2,8 +2,8 @@
 
 Every operation on tensors goes through :func:`apply`: it runs the
 operation's ``forward`` on the arrays and, when some input requires a gradient
-(and the mode records, see :mod:`micrograd_edu.modes`), keeps the operation and
-its inputs on the result. ``backward`` (:mod:`micrograd_edu.autograd`) then
+(and the mode records, see :mod:`micrograd_edu.tensor.modes`), keeps the operation and
+its inputs on the result. ``backward`` (:mod:`micrograd_edu.tensor.backward`) then
 walks the graph from the result to the leaves in reverse topological order.
 
 This file holds what every tensor is (its slots, construction, conversions and
@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd
-from ..autograd import BackwardFunction
-from ..modes import STATE
-from ..ops import Op
+from . import backward as autograd
 from .arrays import as_array
+from .backward import BackwardFunction
+from .modes import STATE
+from .ops import Op
 
 __all__ = ["Tensor", "apply", "bump_version", "method", "TracingWarning"]
 
@@ -489,7 +489,7 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
     This is the one place where graphs are built; ``Function.apply`` and every
     operator go through it.
 
-    >>> from micrograd_edu.ops import ELEMENTWISE
+    >>> from micrograd_edu.tensor.ops import ELEMENTWISE
     >>> x = Tensor([1.0, 2.0], requires_grad=True)
     >>> apply(ELEMENTWISE["mul"], x, 3)
     tensor([3., 6.], grad_fn=<MulBackward>)

@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import array_ops as A
-from .. import shape_ops as S
-from ..ops import ShapeError
+from . import array_ops as A
+from . import shape_ops as S
 from .axes import axis_of
 from .core import Tensor, _data, _leaf, apply
 from .creation import tensor
+from .ops import ShapeError
 
 __all__ = [
     "cat",

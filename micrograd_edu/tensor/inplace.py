@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ..modes import STATE
-from ..shape_ops import flat_index
 from .core import Tensor, _data, bump_version
+from .modes import STATE
+from .shape_ops import flat_index
 
 __all__: list[str] = []
 

@@ -4,7 +4,7 @@ conversions and comparisons; shapes are in :mod:`.shape_methods`, reductions in
 :mod:`.reduce_methods`.
 
 Each one is a call of :func:`~micrograd_edu.tensor.core.apply` with an
-:class:`~micrograd_edu.ops.Op`, so its gradient comes with it, with PyTorch's names
+:class:`~micrograd_edu.tensor.ops.Op`, so its gradient comes with it, with PyTorch's names
 (``dim``/``keepdim`` as well as numpy's ``axis``/``keepdims``).
 
 >>> from micrograd_edu import Tensor
@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from .. import array_ops as A
-from .. import piecewise_ops as P
-from .. import shape_ops as S
 from ..functions import attach_rules
-from ..ops import ELEMENTWISE, Op
 from ..rules import Rule
+from . import array_ops as A
+from . import piecewise_ops as P
+from . import shape_ops as S
 from .arrays import as_dtype
 from .axes import axis_of
 from .core import Tensor, _data, _leaf, apply, method
+from .ops import ELEMENTWISE, Op
 
 __all__: list[str] = []
 

@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import reduce_ops as R
-from ..ops import Op
+from . import reduce_ops as R
 from .axes import axes_of, axis_of, reduction_args
 from .core import Tensor, _leaf, apply, method
+from .ops import Op
 
 __all__ = ["MinMax", "Max", "Min"]
 

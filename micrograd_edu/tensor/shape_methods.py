@@ -1,7 +1,7 @@
 """The shape operations of a ``Tensor``, attached to the class: views and copies that
 move entries (``reshape``, ``view``, ``expand``, ``permute``, ``flip``, ``split``, ...)
-and indexing. Each is an :class:`~micrograd_edu.ops.Op` from :mod:`~micrograd_edu.shape_ops`,
-so its gradient comes with it.
+and indexing. Each is an :class:`~micrograd_edu.tensor.ops.Op` from
+:mod:`~micrograd_edu.tensor.shape_ops`, so its gradient comes with it.
 
 >>> from micrograd_edu import Tensor
 >>> x = Tensor([[1.0, 2.0, 3.0]], requires_grad=True)
@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import shape_ops as S
-from ..ops import ShapeError
+from . import shape_ops as S
 from .axes import axes_of, axis_of, size_args
 from .core import Tensor, apply, method
+from .ops import ShapeError
 
 _method = method
 

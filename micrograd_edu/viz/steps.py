@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import Value
-from ..engine import adjoint_trace as engine_adjoint_trace
 from ..functions import attach_rules
 from ..rules import MATH, RULES, Rule
+from ..scalar.value import Value
+from ..scalar.value import adjoint_trace as engine_adjoint_trace
 from .labels import formula, number, subscript
 from .view import GraphView
 

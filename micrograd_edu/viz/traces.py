@@ -19,10 +19,10 @@ import html
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ..engine import Value
-from ..forward import TraceStep
-from ..forward import tangent_trace as run_forward_mode
 from ..rules import RULES
+from ..scalar.dual import TraceStep
+from ..scalar.dual import tangent_trace as run_forward_mode
+from ..scalar.value import Value
 from .labels import number, subscript
 from .steps import (
     DOT,
@@ -132,7 +132,7 @@ def tangent_trace(
 
     The default seed ẋ = (1, 0, …) gives ∂y/∂x₁. Given a function, the
     numbers come from the forward-mode engine (dual numbers,
-    :func:`micrograd_edu.forward.tangent_trace`); given a graph already built
+    :func:`micrograd_edu.scalar.dual.tangent_trace`); given a graph already built
     (``tangent_trace(y, [1, 0])``), forward mode is replayed over it with the
     rule table.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..graph import GraphCycleError, lecture_order, topological_order
+from ..scalar.graph import GraphCycleError, lecture_order, topological_order
 from .labels import number, subscript
 
 _PROTOCOL = ("parents", "op", "data", "grad", "label")
@@ -59,7 +59,7 @@ def check_node(obj: Any, caller: str) -> None:
 
 
 def _engine_types() -> tuple[type, ...]:
-    from ..engine import Value
+    from ..scalar.value import Value
     from ..tensor import Tensor
 
     return (Value, Tensor)

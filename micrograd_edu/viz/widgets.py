@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..numerical import central_difference, forward_difference, step_size_study
+from ..scalar.numerical import central_difference, forward_difference, step_size_study
 from .plots import descent_plot, fd_error_plot, png_bytes, training_curves_plot
 
 __all__ = ["fd_errors", "FiniteDifferencePanel", "DescentPanel", "run_training", "TrainingPanel"]
@@ -26,7 +26,7 @@ __all__ = ["fd_errors", "FiniteDifferencePanel", "DescentPanel", "run_training",
 
 def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> dict[str, float]:
     """Forward and central difference estimates of f'(x) with step ``h``, and their errors
-    (the quotients are :mod:`micrograd_edu.numerical`'s).
+    (the quotients are :mod:`micrograd_edu.scalar.numerical`'s).
 
     >>> r = fd_errors(math.sin, math.cos(1.0), 1.0, 1e-5)
     >>> r["central_error"] < r["forward_error"] < 1e-5
@@ -180,7 +180,7 @@ class DescentPanel(_SliderPanel):
 
     ``optimisers`` maps a name to a function of (parameter list, learning rate) that
     makes the optimiser; each runs ``steps`` steps from ``start`` on ``f`` (see
-    :func:`micrograd_edu.experiments.descent_path`), drawn over the contours of ``f`` on
+    :func:`micrograd_edu.course.experiments.descent_path`), drawn over the contours of ``f`` on
     ``xlim`` × ``ylim``.
 
     >>> from micrograd_edu import optim
@@ -217,7 +217,7 @@ class DescentPanel(_SliderPanel):
 
     def paths(self, lr: float) -> dict[str, np.ndarray]:
         """Each optimiser's path at learning rate ``lr`` (what the slider draws)."""
-        from ..experiments import descent_path
+        from ..course.experiments import descent_path
 
         return {
             name: descent_path(self.f, self.start, lambda ps, make=make: make(ps, lr), self.steps)

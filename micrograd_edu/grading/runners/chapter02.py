@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ...symbolic import Apply, Constant, Expr, Symbol
+from ...scalar.symbolic import Apply, Constant, Expr, Symbol
 from ..registry import Case, runner_factory
 
 Nodes = list[list[Any]]

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import functions as F
-from ...forward import Dual
+from ...scalar.dual import Dual
 from ..registry import Case
 from .served import counted
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import functions as F
-from ...engine import Value
+from ...scalar.value import Value
 from ...tensor import Tensor
 from ..registry import Case
 from .chapter04 import _calls

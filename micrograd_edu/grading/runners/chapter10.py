@@ -18,7 +18,7 @@ def _arrays(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _run_backward(functions: dict, case: Case) -> dict:
-    from ...modes import no_grad
+    from ...tensor.modes import no_grad
 
     logits, labels, weight = _arrays(case)
     given = logits.copy()

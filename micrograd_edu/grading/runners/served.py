@@ -24,7 +24,7 @@ from ..registry import HELD, Case
 
 def remote(case: Case, n: int) -> Callable[..., float]:
     """The case's ``f`` of ``n`` numbers, evaluated by the grader: callable as ``f(xs)``
-    or ``f(*xs)`` (as micrograd_edu.numerical.gradient calls it)."""
+    or ``f(*xs)`` (as micrograd_edu.scalar.numerical.gradient calls it)."""
 
     def f(*args: Any) -> float:
         xs = args

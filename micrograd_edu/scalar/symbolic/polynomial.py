@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from ..rules import MATH, RULES, DomainError
+from ...rules import MATH, RULES, DomainError
 from .expr import FUNCTIONS, Constant, Expr, Symbol, _normal
 
 #: Powers past this degree are not expanded: (x + 1)**10**6 would take too long.

@@ -24,10 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from . import data, init, nn, scalar_nn
-from .freeze import freeze
-from .init import Seed
-from .tensor import Tensor, mse_loss
+from .. import init, nn
+from ..init import Seed
+from ..scalar import nn as scalar_nn
+from ..tensor import Tensor, mse_loss
+from ..tensor.freeze import freeze
+from . import data
 
 __all__ = [
     "descent_path",
@@ -154,7 +156,7 @@ def train(
     """One optimisation step per ``(x, y)`` batch; returns each step's loss.
 
     With ``frozen=True`` the loss and its backward pass are traced once per
-    batch shape by :func:`micrograd_edu.freeze` and replayed as a static graph
+    batch shape by :func:`micrograd_edu.tensor.freeze` and replayed as a static graph
     (same numbers, no graph rebuilt at each step).
 
     >>> from micrograd_edu import data, optim

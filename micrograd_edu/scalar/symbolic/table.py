@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..rules import RULES
+from ...rules import RULES
 from .differentiate import diff
 from .expr import FUNCTIONS, SYMBOLIC, Constant, Expr, Symbol, size
 from .simplification import simplify

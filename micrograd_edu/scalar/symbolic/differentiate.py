@@ -1,7 +1,7 @@
 """``diff``: the derivative of an expression, node by node, by the rule table.
 
 At every node the rule's partial derivatives are evaluated in the
-:data:`~micrograd_edu.symbolic.SYMBOLIC` namespace, whose primitives build
+:data:`~micrograd_edu.scalar.symbolic.SYMBOLIC` namespace, whose primitives build
 nodes; multiplying each by the derivative of its argument and adding the terms
 is the chain rule.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ...rules import RULES
 from ..graph import topological_order
-from ..rules import RULES
 from .expr import SYMBOLIC, Constant, Expr, Symbol, _is, _lift, _negate
 
 

@@ -2,7 +2,7 @@
 
 Each node is simplified after its arguments: as a polynomial when its
 arguments are polynomials in the same variable (see
-:mod:`~micrograd_edu.symbolic.polynomial`), otherwise by identities such as
+:mod:`~micrograd_edu.scalar.symbolic.polynomial`), otherwise by identities such as
 ``x + 0``, ``x*1`` and ``-(-x)``.
 """
 

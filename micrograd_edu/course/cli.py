@@ -17,13 +17,13 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _course(args: argparse.Namespace) -> int:
-    from .course import main
+    from .workspace import main
 
     return main(args.app, args.port, False if args.no_browser else None)
 
 
 def _release(args: argparse.Namespace) -> int:
-    from .grading.release import release
+    from ..grading.release import release
 
     changed = release(args.solutions, args.exercises, check=args.check)
     for path in changed:
@@ -35,9 +35,9 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from .grading.batch import Limits
-    from .grading.canvas import canvas_csv, feedback_html, read_roster
-    from .grading.gradebook import grade_all, progress_bar
+    from ..grading.batch import Limits
+    from ..grading.canvas import canvas_csv, feedback_html, read_roster
+    from ..grading.gradebook import grade_all, progress_bar
 
     if not (args.csv or args.gradescope or args.canvas or args.feedback):
         print(
@@ -53,7 +53,7 @@ def _grade(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
-    from .grading.sandbox import SandboxUnavailable
+    from ..grading.sandbox import SandboxUnavailable
 
     given = {"timeout": args.timeout, "memory_mb": args.memory}
     limits = Limits(
@@ -99,7 +99,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from .grading.gradescope import bundle
+    from ..grading.gradescope import bundle
 
     print(f"wrote {bundle(args.chapter, args.output or f'autograder_{args.chapter}.zip')}")
     return 0

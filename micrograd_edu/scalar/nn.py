@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .engine import Value
+from .value import Value
 
 __all__ = ["Neuron", "Layer", "MLP"]
 

@@ -2,7 +2,7 @@
 
 Gradients flow from the roots in reverse topological order: each recorded
 tensor hands its gradient to its operation's ``vjp`` (see
-:mod:`micrograd_edu.ops`), and what comes out is summed into the gradients of
+:mod:`micrograd_edu.tensor.ops`), and what comes out is summed into the gradients of
 its inputs. A leaf's gradient is final as soon as it arrives, so it goes
 straight to ``.grad``; a recorded tensor waits until all its consumers are
 done, which the order guarantees.
@@ -36,7 +36,7 @@ from .modes import enable_grad
 from .ops import ShapeError
 
 if TYPE_CHECKING:
-    from .tensor import Tensor
+    from . import Tensor
 
 __all__ = ["backward", "grad", "BackwardFunction", "store_grad", "scalar_seed"]
 

@@ -12,7 +12,7 @@ gradient (so ``X @ W`` with a constant ``X`` skips one matrix product; the
 gradient is an array, of the input's shape, exactly where it is wanted) and
 ``static`` holds arguments that are not differentiated (an axis, a shape, an
 index). Nothing here knows about ``Tensor``: the dynamic graph in
-:mod:`micrograd_edu.tensor` and the frozen replay in :mod:`micrograd_edu.freeze`
+:mod:`micrograd_edu.tensor` and the frozen replay in :mod:`micrograd_edu.tensor.freeze`
 call the same functions.
 
 A ``vjp`` is written once for two kinds of arguments: numpy arrays (every
@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .rules import NUMPY, RULES, DomainError, Rule
+from ..rules import NUMPY, RULES, DomainError, Rule
 
 __all__ = [
     "Op",

@@ -3,7 +3,7 @@
 The dynamic graph rebuilds Python objects on every call: a ``Tensor`` per
 result, a topological sort per ``backward``. When a training step has the
 same shapes every time, that work is the same every time too. ``freeze``
-records the operations of one call (each an :class:`~micrograd_edu.ops.Op`
+records the operations of one call (each an :class:`~micrograd_edu.tensor.ops.Op`
 with its input and output *slots*) into a flat list of instructions, and the
 returned callable runs the ``forward`` functions in order and the ``vjp``
 functions in reverse over a list of numpy arrays. No node is built again.
@@ -12,7 +12,7 @@ This is the "freeze a dynamic graph into a static one" the YAAD seed planned.
 What the replay assumes, and checks:
 
 * the inputs have the shapes and dtypes of the example inputs; a different
-  shape raises :class:`~micrograd_edu.ops.ShapeError` naming the input (call
+  shape raises :class:`~micrograd_edu.tensor.ops.ShapeError` naming the input (call
   ``freeze`` again with new examples: it does not re-trace behind your back);
 * the function takes the same path every time: Python ``if``/``for`` on
   values is decided once, at tracing, like in any static graph (a read of a
@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from .autograd import scalar_seed, store_grad
+from .backward import scalar_seed, store_grad
+from .core import Tensor, _leaf
 from .modes import STATE, enable_grad
 from .ops import ShapeError
-from .tensor.core import Tensor, _leaf
 
 __all__ = ["freeze", "FrozenFunction"]
 

@@ -19,9 +19,9 @@ from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
-from ..functions import attach_rules
+from ...functions import attach_rules
+from ...rules import MATH, RULES, Rule, check_domain
 from ..graph import topological_order
-from ..rules import MATH, RULES, Rule, check_domain
 
 #: Rules written with Python operators; every other unary rule is a function node.
 OPERATORS = {"add": " + ", "sub": " - ", "mul": "*", "div": "/", "pow": "**", "neg": "-"}

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
+from .core import Tensor, _leaf, apply
 from .modes import STATE, is_grad_enabled, no_grad
 from .ops import Op, ShapeError
-from .tensor.core import Tensor, _leaf, apply
 
 __all__ = ["Function", "Context"]
 

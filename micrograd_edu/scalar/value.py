@@ -25,7 +25,7 @@ Two choices, both measured against the alternatives:
   parents, so sorting the reachable nodes by creation number is a reverse
   topological order. Collecting them needs no depth-first search: on a chain
   of 10**5 nodes this backward ran 10x faster than one over
-  :func:`~micrograd_edu.graph.topological_order` (a generic search that also
+  :func:`~micrograd_edu.scalar.graph.topological_order` (a generic search that also
   detects cycles, which Values cannot form), and 1.6x faster on an MLP.
   Either way the walk is iterative, so a chain of 10**6 nodes works.
 """
@@ -39,9 +39,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .functions import as_float, attach_rules, evaluate
+from ..functions import as_float, attach_rules, evaluate
+from ..rules import MATH, Rule
 from .graph import lecture_order
-from .rules import MATH, Rule
 
 __all__ = ["Value", "AdjointStep", "ReverseJacobian", "adjoint_trace", "jacobian_reverse"]
 
@@ -51,7 +51,7 @@ _creation = count()
 
 class Value:
     """A scalar in a computation graph: ``data``, ``grad`` and the graph protocol
-    (``parents``, ``op``, ``label``) of :mod:`micrograd_edu.graph`.
+    (``parents``, ``op``, ``label``) of :mod:`micrograd_edu.scalar.graph`.
 
     ``local`` holds the derivative of this node with respect to each parent,
     computed when the node was made. Python numbers combined with a Value become
@@ -221,7 +221,7 @@ def adjoint_trace(root: Value) -> list[AdjointStep]:
     node sent to each parent: the lecture's reverse (adjoint) trace.
 
     The nodes are visited in the reverse of the lecture's numbering
-    (:func:`~micrograd_edu.graph.lecture_order`: v₅, v₄, ... for the example),
+    (:func:`~micrograd_edu.scalar.graph.lecture_order`: v₅, v₄, ... for the example),
     which like ``backward``'s creation order is a reverse topological order, so
     the gradients are the same; only the rows come in the lecture's order.
 
@@ -261,7 +261,7 @@ def jacobian_reverse(f: Callable[..., Any], xs: Sequence[float]) -> ReverseJacob
     """The Jacobian of ``f`` at ``xs`` by reverse mode: one evaluation records the
     graph, then sweep i seeds output i's adjoint with 1 and reads off row i (a
     vector-Jacobian product with the unit vector eᵢ), so m outputs cost m sweeps
-    whatever n is: the mirror image of :func:`~micrograd_edu.forward.jacobian_forward`.
+    whatever n is: the mirror image of :func:`~micrograd_edu.scalar.dual.jacobian_forward`.
 
     >>> J, passes, _ = jacobian_reverse(lambda x, y: [x * y, x + y], [2.0, 5.0])
     >>> J.tolist(), passes

@@ -1,10 +1,10 @@
 """The tensor operations that move entries without arithmetic: reshape, transpose,
-broadcast, index, join, flip, repeat and cast, each an :class:`~micrograd_edu.ops.Op`
-(see :mod:`micrograd_edu.ops` for the ``forward``/``vjp`` convention).
+broadcast, index, join, flip, repeat and cast, each an :class:`~micrograd_edu.tensor.ops.Op`
+(see :mod:`micrograd_edu.tensor.ops` for the ``forward``/``vjp`` convention).
 
 Each gradient puts the entries back where they came from: a transpose by the
-inverse permutation, a broadcast by summing the copies (:func:`~micrograd_edu.ops.unbroadcast`),
-an index by scattering into zeros.
+inverse permutation, a broadcast by summing the copies
+(:func:`~micrograd_edu.tensor.ops.unbroadcast`), an index by scattering into zeros.
 
 >>> a = np.arange(6.0).reshape(2, 3)
 >>> TRANSPOSE.vjp(np.ones((3, 2)), None, (a,), (True,), (1, 0))[0].shape

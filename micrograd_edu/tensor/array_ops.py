@@ -1,7 +1,7 @@
 """The tensor operations of linear algebra, softmax and the losses, each an
-:class:`~micrograd_edu.ops.Op` over numpy arrays (see :mod:`micrograd_edu.ops` for
+:class:`~micrograd_edu.tensor.ops.Op` over numpy arrays (see :mod:`micrograd_edu.tensor.ops` for
 the ``forward``/``vjp`` convention). Shapes, indexing and joins are in
-:mod:`micrograd_edu.shape_ops`, reductions in :mod:`micrograd_edu.reduce_ops`.
+:mod:`micrograd_edu.tensor.shape_ops`, reductions in :mod:`micrograd_edu.tensor.reduce_ops`.
 
 >>> a, b = np.ones((2, 3)), np.ones((3, 4))
 >>> MATMUL.forward(a, b).shape

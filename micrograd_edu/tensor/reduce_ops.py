@@ -1,5 +1,5 @@
 """The tensor operations that reduce over axes: sum, mean, extremes, product,
-cumulative sum, log-sum-exp and the 2-norm, each an :class:`~micrograd_edu.ops.Op`.
+cumulative sum, log-sum-exp and the 2-norm, each an :class:`~micrograd_edu.tensor.ops.Op`.
 
 ``axis`` reaches them normalised (a tuple of non-negative axes, or ``None`` for
 all); a reduction's gradient first puts the removed axes back
@@ -168,7 +168,7 @@ def _recorded_others(a, axis):
     recorded operations (no division, so a 0 stays exact): each slice along the axis
     times every other slice. Quadratic in the axis length, which only a second
     derivative pays."""
-    from .tensor import cat, ones_like  # the tensor package imports this module
+    from . import cat, ones_like  # the tensor package imports this module
 
     flat = a.reshape(-1) if axis is None else a
     at = 0 if axis is None else axis

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .init import Seed, as_generator
+from ..init import Seed, as_generator
 
 __all__ = ["linear_regression", "piecewise_truth", "piecewise", "two_moons", "Batches"]
 

@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .functions import as_float, attach_rules, evaluate
+from ..functions import as_float, attach_rules, evaluate
+from ..rules import MATH, Rule
 from .graph import lecture_order
-from .rules import MATH, Rule
 
 __all__ = [
     "Dual",
