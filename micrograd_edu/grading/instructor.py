@@ -38,13 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from .plain import describe
-from .registry import Case, Check, Exercise, register
+from .registry import EXERCISES, Case, Check, Exercise, register
 from .runners.instructor import call
 
 __all__ = ["exercise", "load_checks", "load_file", "loaded_files", "SUFFIX"]
 
 SUFFIX = ".checks.py"
 _LOADED: dict[Path, str] = {}  # check file -> its module's name
+_OWN: set[str] = set()  # the exercises check files registered (a package exercise stays)
 
 
 def _cases(cases: Sequence[Sequence[Any]] | Callable[[random.Random], Sequence[Any]]) -> Callable:
@@ -90,6 +91,9 @@ def exercise(
     if not isinstance(points, int | float) or points <= 0:
         raise ValueError(f"{exercise_id}: points must be a positive number, not {points!r}")
     one = Check(title, hint, _cases(cases), call(function), _judge(check))
+    if exercise_id in _OWN:  # the same check file loaded again (from another folder): it wins
+        EXERCISES.pop(exercise_id, None)
+    _OWN.add(exercise_id)
     return register(
         Exercise(
             exercise_id,
