@@ -77,11 +77,16 @@ def _zip(files: dict[str, Path]) -> bytes:
 
 def test_the_chapters_notebook_is_found_in_a_zip_among_others(sandboxed, autograder):
     other = ROOT / "exercises" / "02_symbolic.ipynb"
-    upload = _zip({"hw/notes.ipynb": other, "hw/my_work.ipynb": SOLUTION})
+    scratch = autograder / "scratch.ipynb"  # defines none of the chapter's functions
+    nb = read_notebook(SOLUTION)
+    nb["cells"] = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "def f(): pass"}]
+    scratch.write_text(dumps(nb), encoding="utf-8")
+    upload = _zip({"hw/notes.ipynb": other, "hw/my_work.ipynb": SOLUTION, "hw/zz.ipynb": scratch})
     result = _run(autograder, {"homework.zip": upload, "readme.txt": b"hi"})
     assert result["score"] == 11
     assert result["output"].startswith("graded homework.zip/hw/my_work.ipynb: 11/11")
     assert "homework.zip/hw/notes.ipynb (chapter 02's notebook)" in result["output"]
+    assert "homework.zip/hw/zz.ipynb (none of the chapter's functions)" in result["output"]
     visibility = {t["name"].split(": ")[0]: t["visibility"] for t in result["tests"]}
     assert visibility["01.step_size"] == "after_due_date"
     assert visibility["01.numerical_gradient"] == "hidden"
@@ -259,3 +264,20 @@ def test_setup_sh_brings_a_python_the_package_can_run_on(tmp_path, image):
         assert not any("uv" in c for c in calls) and f"python3 {venv}" in calls
     installs = [c for c in calls if c.startswith("venv-python -m pip install")]
     assert installs[-1].endswith(f"{tmp_path / 'ag' / 'source' / 'package'} scikit-learn")
+
+
+def test_a_grader_that_fails_still_leaves_a_results_json(tmp_path):
+    """run_autograder with a grader that crashes (stand-ins for the venv's programs)."""
+    root = tmp_path / "autograder"
+    (root / "venv" / "bin").mkdir(parents=True)
+    for name, code in (("python", 1), ("micrograd-edu", 3)):
+        tool = root / "venv" / "bin" / name
+        tool.write_text(f"#!/bin/bash\nexit {code}\n")
+        tool.chmod(0o755)
+    path = bundle("01", tmp_path / "autograder.zip")
+    with zipfile.ZipFile(path) as zf:
+        script = zf.read("run_autograder").decode()
+    env = {**os.environ, "AUTOGRADER": str(root)}
+    subprocess.run(["/bin/bash", "-c", script], env=env, capture_output=True, timeout=60)
+    result = json.loads((root / "results" / "results.json").read_text())
+    assert result["score"] == 0 and "not a verdict on your work" in result["output"]

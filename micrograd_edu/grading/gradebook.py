@@ -30,7 +30,7 @@ from . import batch, sandbox
 from .batch import Limits, Row, grade_submission, require_posix
 from .intake import Document, Reader, documents
 from .judging import judges
-from .late import Policy
+from .late import Policy, as_time
 from .lms import gradescope_metadata, handed_in, late_marked
 from .record import Gradebook, key, merge, now, safe_cell, totals, version, write, written_points
 from .registry import EXERCISES, Exercise, broken, chapter
@@ -60,13 +60,7 @@ class Plan:
     error: str = ""
     submitted: datetime | None = None
     late: tuple[int, float] | None = None
-
-    @property
-    def when(self) -> float:
-        """When it was handed in, for choosing the newest of a student's files."""
-        if self.submitted is not None:
-            return self.submitted.timestamp()
-        return self.document.stamp.timestamp() if self.document.stamp else self.document.mtime
+    when: float = 0.0  # this file's own time (LMS metadata, zip entry, file): the newest counts
 
 
 def chapter_counts(defined: set[str]) -> dict[str, int]:
@@ -158,6 +152,7 @@ def plan(
             p.key = p.students[0].key if p.students else ""
             if not p.students:
                 p.notes.insert(0, f"not matched to a student in the roster: {why}")
+        p.when = _own_time(document, meta)
         roster_time = p.students[0].submitted if p.students else ""
         try:
             p.submitted, source = handed_in(document, roster_time, meta, zone)
@@ -170,6 +165,14 @@ def plan(
             p.notes.append("marked LATE by the LMS (no due date given: grade with --late)")
         plans.append(p)
     return _newest(plans)
+
+
+def _own_time(document: Document, meta: dict[str, Any] | None) -> float:
+    """When this file (not its student: the roster's time is theirs) was handed in."""
+    try:
+        return as_time((meta or {})["created_at"]).timestamp()
+    except (KeyError, TypeError, ValueError):
+        return document.stamp.timestamp() if document.stamp else document.mtime
 
 
 def _lateness(p: Plan, policy: Policy, source: str) -> None:
@@ -195,17 +198,26 @@ def _lateness(p: Plan, policy: Policy, source: str) -> None:
         )
 
 
+def _attempts(p: Plan) -> bool:
+    """Whether the file defines any function of its chapter's exercises (a scratch
+    notebook handed in beside the real one does not)."""
+    return any(set(e.names) & p.document.defined for e in p.exercises)
+
+
 def _passed_over(p: Plan) -> str:
     """Why a student's other file was not the one graded."""
     if p.document.error:
         return "unreadable"
     leaders = _leaders(p.document)
-    return f"chapter {leaders[0]}'s notebook" if p.error and leaders else "older"
+    if p.error and leaders:
+        return f"chapter {leaders[0]}'s notebook"
+    return "older" if _attempts(p) else "none of the chapter's functions"
 
 
 def _newest(plans: list[Plan]) -> list[Plan]:
-    """Of each student's files for a chapter, the one to grade: one that can be read and
-    is the chapter's, then the newest. Its row names the others."""
+    """Of each student's files for a chapter, the one to grade: one that can be read, is
+    the chapter's and defines some of its functions, then the newest. Its row names the
+    others."""
     groups: dict[tuple[str, str | None], list[Plan]] = {}
     for p in plans:
         if p.key:
@@ -214,7 +226,7 @@ def _newest(plans: list[Plan]) -> list[Plan]:
     for group in groups.values():
         if len(group) < 2:
             continue
-        best = max(group, key=lambda p: (not p.error, p.when, p.document.name))
+        best = max(group, key=lambda p: (not p.error, _attempts(p), p.when, p.document.name))
         others = [p for p in group if p is not best]
         dropped.update(map(id, others))
 
@@ -332,13 +344,14 @@ def grade_all(
     late: Policy | None = None,
     only: Sequence[str] = (),
     one_submission: bool = False,
-    visibility: dict[str, str] | None = None,
+    visibility: Sequence[tuple[str, str]] = (),
 ) -> list[Row]:
     """Grade every notebook in ``paths`` (files, folders, zips) and merge each row into
     the gradebook ``csv_path`` as it finishes; return this run's rows, in the order found.
     ``only``: regrade these exercises alone (their cells change, nothing else).
     ``one_submission``: everything in ``paths`` is one student's (Gradescope): the
-    chapter's notebook is searched for, and the row says what was graded."""
+    chapter's notebook is searched for, and the row says what was graded.
+    ``visibility``: Gradescope's (pattern, level) rules for the tests."""
     require_posix()
     limits = limits or Limits()
     if limits.sandbox:
@@ -381,7 +394,7 @@ def grade_all(
                 from .gradescope import results_file
 
                 done = [rows[k] for k in sorted(rows)]
-                write(gradescope_path, results_file(done, run_id, visibility or {}), backed)
+                write(gradescope_path, results_file(done, run_id, visibility), backed)
 
     to_grade = [i for i, p in enumerate(plans) if not p.error and p.exercises]
     for i in range(len(plans)):
@@ -423,23 +436,22 @@ def _run_all(
             document = plans[i].document
             args = (document.path, plans[i].exercises, seed, limits, judging)
             futures[pool.submit(grade_submission, *args, cells=document.cells)] = i
-        pending, count = set(futures), 0
+        written: set[int] = set()
 
-        def collect(until_empty: set[Future]) -> set[Future]:
-            nonlocal count
-            while until_empty:
-                done, until_empty = wait(until_empty, return_when=FIRST_COMPLETED)
+        def collect(waiting: set[Future]) -> None:
+            while waiting:
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
                     finish(futures[future], _outcome(future, plans[futures[future]]))
-                    count += 1
+                    written.add(futures[future])
                     if progress:
-                        progress(count, len(to_grade))
-            return until_empty
+                        progress(len(written), len(to_grade))
 
         try:
-            pending = collect(pending)
+            collect(set(futures))
         except KeyboardInterrupt:
-            running = {f for f in pending if not f.cancel() and not f.done()}
+            # every row not written yet and already started (or done) finishes; no other starts
+            running = {f for f, i in futures.items() if i not in written and not f.cancel()}
             print(
                 f"\ngrade: stopping; the {len(running)} submission(s) being graded will finish "
                 "and be written (Ctrl-C again to stop them too)",
@@ -449,8 +461,7 @@ def _run_all(
                 collect(running)
             except KeyboardInterrupt:
                 batch.stop_all()  # their rows are not written: each student keeps the last
-            finished = {futures[f] for f in futures if f.done() and not f.cancelled()}
-            return [plans[i].document.name for i in to_grade if i not in finished]
+            return [plans[i].document.name for i in to_grade if i not in written]
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     return []

@@ -206,6 +206,10 @@ fi
 mkdir -p "$root/results"
 "$root/venv/bin/micrograd-edu" grade "$root/submission" --one-submission --chapter {chapter} \\
     --workers 1 --gradescope "$root/results/results.json" $sandbox{options}
+if [ ! -s "$root/results/results.json" ]; then  # the grader itself failed: say so, score 0
+    echo '{{"score": 0, "output": "The autograder failed on this submission (not a verdict on \
+your work): ask your instructor, who sees its output."}}' > "$root/results/results.json"
+fi
 """
 
 
