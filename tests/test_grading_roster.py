@@ -158,3 +158,58 @@ def test_times_as_lms_exports_write_them():
     zone = timezone(timedelta(hours=2))
     assert as_time("2026-02-01T10:00", zone).utcoffset() == timedelta(hours=2)
     assert as_time("2026-02-01", zone) == datetime(2026, 2, 2, tzinfo=zone)
+
+
+GRADESCOPE_METADATA = """---
+:submission_1001:
+  :submitters:
+  - :name: Ann Lee
+    :sid: S-0001
+    :email: ann.lee@uni.edu
+  :created_at: 2026-02-05 10:00:00.123456789 -05:00
+  :score: 0.0
+  :history: []
+:submission_1002:
+  :submitters:
+  - :name: Bo Chen
+    :sid: S-0002
+  - :name: Cy Park
+    :sid: S-0003
+  :created_at: 2026-02-08 12:00:00.000000000 +00:00
+"""
+
+
+def _export(folder):
+    from pathlib import Path
+
+    solution = Path(__file__).resolve().parents[1] / "solutions" / "01_numerical.ipynb"
+    export = folder / "assignment_42_export"
+    for sub, name in (("submission_1001", "01_numerical.ipynb"), ("submission_1002", "hw.ipynb")):
+        (export / sub).mkdir(parents=True)
+        (export / sub / name).write_bytes(solution.read_bytes())
+    (export / "submission_metadata.yml").write_text(GRADESCOPE_METADATA)
+    return export
+
+
+@pytest.mark.parametrize("layout", ["the export folder", "its parent", "the export zip"])
+def test_a_gradescope_export_names_its_submitters_and_times(roster, tmp_path, layout):
+    """A Gradescope export's files carry no ID: its metadata names the submitters (a group
+    submission counts for each) and the time, wherever the export sits."""
+    import shutil
+
+    from micrograd_edu.grading.gradebook import plan
+    from micrograd_edu.grading.intake import Reader, documents
+
+    export = _export(tmp_path)
+    given = {"the export folder": export, "its parent": tmp_path}.get(layout)
+    if given is None:
+        given = shutil.make_archive(str(tmp_path / "export"), "zip", tmp_path, export.name)
+    policy = Policy.parse("timezone = 'UTC'\npercent_per_day = 10\n[due]\n01 = 2026-02-06T23:59:00")
+    with Reader() as reader:
+        found = documents([given], reader)
+        plans = plan(found, "01", (), roster, policy.resolve(roster.find), tmp_path, reader)
+    by_folder = {p.document.name.split("submission_")[1][:4]: p for p in plans}
+    ann, group = by_folder["1001"], by_folder["1002"]
+    assert [s.key for s in ann.students] == ["104233"] and ann.late == (0, 0.0)
+    assert ann.submitted == datetime(2026, 2, 5, 15, 0, 0, 123456, tzinfo=UTC)
+    assert [s.key for s in group.students] == ["104234", "1"] and group.late == (2, 20.0)

@@ -248,6 +248,25 @@ def _marks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _visibility_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--visibility",
+        action="append",
+        metavar="PATTERN=LEVEL",
+        help="Gradescope visibility of the tests matching PATTERN (an exercise id or "
+        "'id: check', wildcards allowed; repeatable, the first match wins): visible, "
+        "hidden, after_due_date, after_published",
+    )
+
+
+def _solutions_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--solutions",
+        default="solutions",
+        help="folder of instructor exercises' check files (*.checks.py; default: solutions)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="micrograd-edu", description="The micrograd_edu course's tools."
@@ -313,18 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="all that is given is one student's submission (Gradescope): find its notebook",
     )
-    grade.add_argument(
-        "--visibility",
-        action="append",
-        metavar="PATTERN=LEVEL",
-        help="Gradescope visibility of the tests matching PATTERN (an exercise id or "
-        "'id: check', wildcards allowed): visible, hidden, after_due_date, after_published",
-    )
-    grade.add_argument(
-        "--solutions",
-        default="solutions",
-        help="folder of instructor exercises' check files (*.checks.py; default: solutions)",
-    )
+    _visibility_option(grade)
+    _solutions_option(grade)
     grade.add_argument("--canvas", help="CSV to write in the layout Canvas's gradebook imports")
     grade.add_argument("--assignment", help="the Canvas column's name (default: the chapter)")
     grade.add_argument("--feedback", help="folder to write one feedback page per submission in")
@@ -356,9 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the released notebooks' folder (or one notebook), whose code is left out",
     )
     similarity.add_argument("--roster", help="name students as the roster does (see grade)")
-    similarity.add_argument(
-        "--solutions", default="solutions", help="where an instructor's *.checks.py files are"
-    )
+    _solutions_option(similarity)
     similarity.set_defaults(run=_similarity)
 
     written = commands.add_parser(
@@ -384,15 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gradescope.add_argument("chapter", help='chapter number, e.g. "01"')
     gradescope.add_argument("-o", "--output", help="default: autograder_CHAPTER.zip")
-    gradescope.add_argument(
-        "--visibility",
-        action="append",
-        metavar="PATTERN=LEVEL",
-        help="the tests' visibility on Gradescope (as for grade; repeatable)",
-    )
-    gradescope.add_argument(
-        "--solutions", default="solutions", help="where an instructor's *.checks.py files are"
-    )
+    _visibility_option(gradescope)
+    _solutions_option(gradescope)
     gradescope.set_defaults(run=_bundle)
     return parser
 

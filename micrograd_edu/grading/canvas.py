@@ -55,7 +55,7 @@ def canvas_csv(
         possible[number] = max(maxima, default=registered)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*CANVAS_COLUMNS, *assignments.values()])
+    writer.writerow([*CANVAS_COLUMNS, *map(safe_cell, assignments.values())])
     blank = [""] * (len(CANVAS_COLUMNS) - 1)
     writer.writerow(["Points Possible", *blank, *(f"{possible[c]:g}" for c in assignments)])
     absent = []

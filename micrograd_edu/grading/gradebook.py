@@ -31,7 +31,7 @@ from .batch import Limits, Row, grade_submission, require_posix
 from .intake import Document, Reader, documents
 from .judging import judges
 from .late import Policy, as_time
-from .lms import gradescope_metadata, handed_in, late_marked
+from .lms import Exports, handed_in, late_marked
 from .record import Gradebook, key, merge, now, safe_cell, totals, version, write, written_points
 from .registry import EXERCISES, Exercise, broken, chapter
 from .roster import Roster, Student
@@ -128,7 +128,7 @@ def plan(
     """What to grade: each file's student, chapter and lateness; of a student's files for
     one chapter, the one that fits the chapter, then the newest (the others are named in
     its row). ``one``: every file is one student's (a Gradescope submission)."""
-    metadata: dict[Path, dict[str, Any]] = {}
+    exports = Exports(reader)
     plans = []
     zone = policy.zone if policy else datetime.now().astimezone().tzinfo
     for document in found:
@@ -136,13 +136,7 @@ def plan(
         exercises = [e for e in chapter(number) if not only or e.id in only] if number else []
         p = Plan(document, number, exercises, notes=[note] if note else [], error=document.error)
         p.error = p.error or error
-        root = document.root
-        if root is not None and root not in metadata:
-            metadata[root], problem = gradescope_metadata(root, reader)
-            if problem:
-                p.notes.append(problem)
-        folder = document.name.split("/", 1)[0]
-        meta = metadata.get(root, {}).get(folder) if root is not None else None
+        meta = exports.of(document)
         if one:
             p.key = "submission"
         elif roster is None:
@@ -164,6 +158,9 @@ def plan(
         elif late_marked(document.name):
             p.notes.append("marked LATE by the LMS (no due date given: grade with --late)")
         plans.append(p)
+    for problem in exports.problems:  # an export's metadata that cannot be read: say so
+        for p in plans:
+            p.notes.append(problem)
     return _newest(plans)
 
 

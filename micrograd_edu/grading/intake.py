@@ -187,14 +187,15 @@ def parse(path: str, chain: Sequence[str], name: str) -> dict[str, Any]:
     }
 
 
-def yaml_file(path: str) -> Any:
-    """A YAML file (Gradescope's ``submission_metadata.yml``) as plain JSON data."""
+def yaml_file(path: str, chain: Sequence[str] = ()) -> Any:
+    """A YAML file (Gradescope's ``submission_metadata.yml``), or a zip's member
+    (``chain``), as plain JSON data."""
     try:
         import yaml
     except ImportError:
         raise Unreadable("reading it needs PyYAML (pip install pyyaml)") from None
     try:
-        data = yaml.safe_load(read_bytes(path).decode("utf-8"))
+        data = yaml.safe_load(_file(path, chain).decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise Unreadable(f"not readable YAML ({error})") from None
     return json.loads(json.dumps(data, default=lambda value: value.isoformat()))
@@ -292,11 +293,8 @@ class Reader:
 
     def close(self) -> None:
         if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            for pipe in (self.process.stdin, self.process.stdout):
-                if pipe is not None:
-                    pipe.close()
+            with self.process:  # leaving it closes the pipes and waits for the process
+                self.process.kill()
             self.process = None
 
 

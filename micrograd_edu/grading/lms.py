@@ -22,7 +22,7 @@ from typing import Any
 from .intake import Document, Reader, Unreadable
 from .late import as_time
 
-__all__ = ["late_marked", "gradescope_metadata", "handed_in"]
+__all__ = ["late_marked", "Exports", "handed_in"]
 
 _LATE = re.compile(r"(?<![a-z])late(?![a-z])")
 
@@ -32,18 +32,59 @@ def late_marked(name: str) -> bool:
     return bool(_LATE.search(name.lower()))
 
 
-def gradescope_metadata(root: Path, reader: Reader) -> tuple[dict[str, dict[str, Any]], str]:
-    """The submitters and times of a Gradescope export at ``root``, by submission folder
-    (empty where there is no ``submission_metadata.yml``), and a note when it cannot be read."""
-    path = root / "submission_metadata.yml"
-    if not path.is_file():
-        return {}, ""
-    try:
-        data = reader("micrograd_edu.grading.intake:yaml_file", str(path))
-    except Unreadable as error:
-        return {}, f"{path.name}: {error}"
+class Exports:
+    """Gradescope's ``submission_metadata.yml`` beside the submission folders of an
+    export, found for each file wherever the export sits: the folder given, a folder in
+    it, or the export's zip. Each file is read once (in the reader)."""
+
+    NAME = "submission_metadata.yml"
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.found: dict[tuple[str, tuple[str, ...]], dict[str, dict[str, Any]]] = {}
+        self.problems: list[str] = []
+
+    def _read(self, path: Path, chain: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+        where = (str(path), chain)
+        if where not in self.found:
+            self.found[where] = {}
+            if chain or path.is_file():
+                try:
+                    data = self.reader("micrograd_edu.grading.intake:yaml_file", *where)
+                except Unreadable as error:
+                    if "no member" not in str(error):
+                        self.problems.append(f"{self.NAME}: {error}")
+                else:
+                    self.found[where] = _submissions(data)
+        return self.found[where]
+
+    def of(self, document: Document) -> dict[str, Any] | None:
+        """The submitters and time of ``document``'s submission folder, if an export's
+        metadata names it."""
+        if document.chain:  # inside a zip: look beside each folder of the member's path
+            *outer, member = document.chain
+            parts = member.split("/")
+            for k in range(len(parts) - 1):
+                inner = (*outer, "/".join([*parts[:k], self.NAME]))
+                found = self._read(document.path, inner).get(parts[k])
+                if found:
+                    return found
+            return None
+        if document.root is None:
+            return None
+        parts = document.name.split("/")
+        for k in range(len(parts) - 1):
+            found = self._read(document.root.joinpath(*parts[:k], self.NAME), ()).get(parts[k])
+            if found:
+                return found
+        return None
+
+
+def _submissions(data: Any) -> dict[str, dict[str, Any]]:
+    """Gradescope's metadata ({":submission_1": {":submitters": [...], ":created_at": t}})
+    by submission folder."""
     found = {}
-    for folder, entry in (data or {}).items() if isinstance(data, dict) else []:
+    for folder, entry in data.items() if isinstance(data, dict) else []:
         if not isinstance(entry, dict):
             continue
         people = entry.get(":submitters") or []
@@ -55,7 +96,7 @@ def gradescope_metadata(root: Path, reader: Reader) -> tuple[dict[str, dict[str,
             ],
             "created_at": entry.get(":created_at"),
         }
-    return found, ""
+    return found
 
 
 def handed_in(

@@ -103,7 +103,7 @@ class Gradebook:
         """Its rows as stored (an empty list for no file); an error for a CSV that is not
         a gradebook, so that nothing else is merged into and overwritten."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = self.path.read_text(encoding="utf-8-sig")  # a spreadsheet may add a BOM
         except FileNotFoundError:
             return []
         reader = csv.DictReader(io.StringIO(text))
@@ -143,39 +143,33 @@ class Gradebook:
         return rows
 
 
+def _by_hand(row: Row) -> Row:
+    """What a person put in ``row``: written answers' marks and comments, and when."""
+    kept = {
+        c: v for c, v in row.items() if v and (written_points(c) or c.startswith("comment on "))
+    }
+    marked = [e for e in row.get("regraded", "").split("; ") if ": marked at " in e]
+    return {**kept, "regraded": "; ".join(marked)} if marked else kept
+
+
 def merge(rows: list[Row], new: Row, columns: Sequence[str] | None = None) -> list[Row]:
-    """``rows`` with ``new`` in its student's place: all of it, or (``columns``) only
-    those cells. A file matched to nobody before and to a student now loses its old row."""
+    """``rows`` with ``new`` in its student's place: all of it (but what a person put
+    there by hand), or (``columns``) only those cells. A file matched to nobody before
+    and to a student now loses its old row."""
     out, placed = [], False
     for row in rows:
-        stale = (
-            not row.get("student")
-            and new.get("student")
-            and row.get("submission") == new.get("submission")
-            and row.get("chapter") == new.get("chapter")
+        same_file = (row.get("submission"), row.get("chapter")) == (
+            new.get("submission"),
+            new.get("chapter"),
         )
-        if stale:
-            continue
-        if key(row) == key(new) and not placed:
-            placed = True
-            if columns is None:  # graded again: marks given by hand stay, with their notes
-                kept = {
-                    c: v
-                    for c, v in row.items()
-                    if v and (written_points(c) or c.startswith("comment on "))
-                }
-                marked = [e for e in row.get("regraded", "").split("; ") if ": marked at " in e]
-                out.append(
-                    {
-                        **new,
-                        **kept,
-                        "regraded": "; ".join(filter(None, [new.get("regraded", ""), *marked])),
-                    }
-                )
-            else:
-                out.append({**row, **{c: new[c] for c in columns if c in new}})
-        elif key(row) != key(new):
+        if same_file and not row.get("student") and new.get("student"):
+            continue  # the file was nobody's; now it is this student's
+        if key(row) != key(new):
             out.append(row)
+        elif not placed:
+            placed = True
+            changed = _by_hand(row) if columns is None else {c: new[c] for c in columns if c in new}
+            out.append({**new, **changed} if columns is None else {**row, **changed})
     return out if placed else [*out, new]
 
 

@@ -279,9 +279,9 @@ def _code_html(code: Code, shared: set[str]) -> str:
             marked.update(range(first, last + 1))
     rows = []
     for number, line in enumerate(code.source.splitlines(), start=1):
-        style = ' style="background:#fff3b0"' if number in marked else ""
-        rows.append(f"<span{style}>{html.escape(line) or ' '}</span>")
-    return "<pre>" + "\n".join(rows) + "</pre>"
+        shade = "background:#fff3b0;" if number in marked else ""
+        rows.append(f'<span style="{shade}display:block">{html.escape(line) or " "}</span>')
+    return "<pre>" + "".join(rows) + "</pre>"
 
 
 def report_html(title: str, sections: Sequence[tuple[str, int, list[Pair]]]) -> str:

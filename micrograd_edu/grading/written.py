@@ -124,7 +124,7 @@ def collect(
     if not asked:
         raise ValueError(f"no written questions in {solutions}/{number}_*.ipynb (see the README)")
     notes = [d.error for d in found if d.error]
-    people = []
+    newest: dict[str, tuple[float, str, str, Document]] = {}  # a student's newest file counts
     for document in (d for d in found if not d.error):
         student, name = "", document.name
         if roster is not None:
@@ -133,7 +133,11 @@ def collect(
                 student, name = matched[0].key, f"{matched[0].name} ({matched[0].key})"
             else:
                 notes.append(f"{document.name}: not matched to a student in the roster: {why}")
-        people.append((student, name, document))
+        when = document.stamp.timestamp() if document.stamp else document.mtime
+        who = student or document.name
+        if who not in newest or newest[who][0] < when:
+            newest[who] = (when, student, name, document)
+    people = [(student, name, document) for _, student, name, document in newest.values()]
     pages = {}
     out = io.StringIO()
     writer = csv.writer(out)
