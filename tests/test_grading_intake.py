@@ -50,6 +50,12 @@ def _hostile_folder(folder: Path) -> Path:
     with open(folder / "huge.ipynb", "wb") as f:  # sparse: 64 GB that take no disk
         f.truncate(64 << 30)
     (folder / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)
+    # a name that is not UTF-8 and holds a terminal's escape sequence and a newline
+    with open(os.fsencode(folder) + b"/\xff\x1b[2J\nname.ipynb", "wb") as f:
+        f.write(STUB.read_bytes())
+    nested = folder.joinpath(*["d"] * 40)  # as an unpacked zip can nest folders
+    nested.mkdir(parents=True)
+    (nested / "bottom.ipynb").write_bytes(STUB.read_bytes())
     return folder
 
 
@@ -123,6 +129,10 @@ def test_no_file_costs_the_batch_and_no_link_is_followed(tmp_path, chapter):
         assert why in rows[name]["reason"], rows[name]
         assert rows[name]["score"] in ("0", "")
     assert not any(n.startswith("solutions/") for n in rows)  # the linked folder was not entered
+    assert rows["??[2J?name.ipynb"]["max_score"] == "11"  # graded, its name made printable
+    deep = next(r for n, r in rows.items() if n.startswith("d/d/"))
+    assert "folders nested more than 32 deep" in deep["reason"]
+    out.read_bytes().decode("utf-8")  # the gradebook is text a spreadsheet can open
 
 
 def test_one_ctrl_c_finishes_the_running_rows_and_writes_the_gradebook(tmp_path):

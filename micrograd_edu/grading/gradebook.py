@@ -28,7 +28,7 @@ from typing import Any
 
 from . import batch, sandbox
 from .batch import Limits, Row, grade_submission, require_posix
-from .intake import Document, Reader, documents
+from .intake import Document, Reader, documents, printable
 from .judging import judges
 from .late import Policy, as_time
 from .lms import Exports, handed_in, late_marked
@@ -112,7 +112,7 @@ def _path_key(document: Document, base: Path) -> str:
         text = where.relative_to(base).as_posix()
     except ValueError:
         text = where.as_posix()
-    return "/".join([text, *document.chain])
+    return printable("/".join([text, *document.chain]))
 
 
 def plan(

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ __all__ = ["MAX_BYTES", "Document", "Reader", "Unreadable", "read_bytes", "docum
 
 MAX_BYTES = 32 << 20  # one notebook (outputs, images and all) or one zip of a class's files
 MAX_ENTRIES = 20_000  # files looked at under one folder or zip
+_DEPTH = 32  # folders inside folders: an unpacked zip can nest them without end
 _READER_MB = 1536  # the reader's address space: parsing a 32 MB notebook fits well within
 _READER_SECONDS = 30.0  # one file's parse; the first request also imports IPython
 _KINDS = {
@@ -336,6 +338,16 @@ class Document:
         return self
 
 
+def printable(text: str) -> str:
+    """``text`` fit to show and to write to a CSV: bytes that are not UTF-8 and control
+    characters (a terminal's escape sequences, a newline) each become "?".
+
+    >>> printable("ann\\x1b[31m\\udcff.ipynb")
+    'ann?[31m?.ipynb'
+    """
+    return "".join("?" if unicodedata.category(c)[0] in "CZ" and c != " " else c for c in text)
+
+
 def _hidden(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
 
@@ -356,7 +368,7 @@ def _in_zip(
         parts = member["name"].split("/")
         if member["kind"] == "dir" or any(_hidden(p) for p in parts) or not _wanted(parts[-1]):
             continue
-        name, inner = f"{prefix}/{member['name']}", (*chain, member["name"])
+        name, inner = f"{prefix}/{printable(member['name'])}", (*chain, member["name"])
         if member["kind"] != "file":
             why = f"{name}: {member['kind']} in the zip: not read"
             yield Document(name, path, inner, mtime, root=root, error=why)
@@ -368,7 +380,13 @@ def _in_zip(
             yield Document(name, path, inner, mtime, stamp, root)
 
 
-def _walk(reader: Reader, folder: Path, prefix: str, root: Path) -> Iterator[Document]:
+def _walk(
+    reader: Reader, folder: Path, prefix: str, root: Path, depth: int = 0
+) -> Iterator[Document]:
+    if depth > _DEPTH:
+        why = f"{prefix}: folders nested more than {_DEPTH} deep: not searched"
+        yield Document(prefix, folder, root=root, error=why)
+        return
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as error:
@@ -377,13 +395,14 @@ def _walk(reader: Reader, folder: Path, prefix: str, root: Path) -> Iterator[Doc
     for entry in entries:
         if _hidden(entry.name):
             continue
-        name, path = f"{prefix}{entry.name}", Path(entry.path)
+        name, path = f"{prefix}{printable(entry.name)}", Path(entry.path)
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISLNK(info.st_mode):
-            why = f"{name}: a symbolic link (to {os.readlink(path)}): not followed, not graded"
+            target = printable(os.readlink(path))
+            why = f"{name}: a symbolic link (to {target}): not followed, not graded"
             yield Document(name, path, mtime=info.st_mtime, root=root, error=why)
         elif stat.S_ISDIR(info.st_mode):
-            yield from _walk(reader, path, f"{name}/", root)
+            yield from _walk(reader, path, f"{name}/", root, depth + 1)
         elif _wanted(entry.name):
             yield from _found(reader, path, name, info, root)
 
@@ -408,20 +427,21 @@ def documents(paths: Sequence[str | Path], reader: Reader) -> list[Document]:
     link (the instructor's own); no link under it, or given as a file, is followed."""
     found: list[Document] = []
     for given in map(Path, paths):
+        shown = printable(given.name)
         try:
             info = given.lstat()
         except OSError as error:
-            found.append(Document(given.name, given, error=f"{given}: {error.strerror}"))
+            found.append(Document(shown, given, error=f"{shown}: {error.strerror}"))
             continue
         if stat.S_ISLNK(info.st_mode) and given.is_dir():
             info = given.stat()
         if stat.S_ISDIR(info.st_mode):
             listed = _walk(reader, given, "", given)
         elif stat.S_ISLNK(info.st_mode):
-            why = f"{given.name}: a symbolic link: not followed, not graded"
-            listed = iter([Document(given.name, given, mtime=info.st_mtime, error=why)])
+            why = f"{shown}: a symbolic link: not followed, not graded"
+            listed = iter([Document(shown, given, mtime=info.st_mtime, error=why)])
         else:
-            listed = _found(reader, given, given.name, info, given.parent)
+            listed = _found(reader, given, shown, info, given.parent)
         for document in listed:
             found.append(document.read(reader))
             if len(found) > MAX_ENTRIES:
