@@ -99,7 +99,7 @@ def _grade_options(args: argparse.Namespace) -> dict:
     from ..grading.gradescope import parse_rules
     from ..grading.instructor import load_checks
     from ..grading.late import Policy
-    from ..grading.registry import exercise
+    from ..grading.registry import chapter, exercise
     from ..grading.roster import Roster
 
     load_checks(args.solutions, required=args.solutions != "solutions")
@@ -109,6 +109,8 @@ def _grade_options(args: argparse.Namespace) -> dict:
         late = late.resolve(roster.find)
     only = [exercise(e).id for e in args.exercise or []]
     number = args.chapter
+    if number:
+        chapter(number)  # a clear error naming the chapters there are
     chapters = {e.split(".", 1)[0] for e in only}
     if len(chapters) > 1 or (number and chapters and chapters != {number}):
         raise ValueError(f"--exercise names chapter {', '.join(sorted(chapters))}'s exercises")
