@@ -23,8 +23,17 @@ def test_canvas_gradebook_and_feedback_pages(tmp_path, capsys):
         "bo.ipynb,Bo Chen,102,s102,bo,A\n"
         "cy.ipynb,Cy Park,103,s103,cy,B\n"
     )
-    canvas, pages = tmp_path / "canvas.csv", tmp_path / "feedback"
-    args = ["grade", str(submissions), "--chapter", "01", "--roster", str(roster)]
+    canvas, pages, book = tmp_path / "canvas.csv", tmp_path / "feedback", tmp_path / "g.csv"
+    args = [
+        "grade",
+        str(submissions),
+        "--chapter",
+        "01",
+        "--roster",
+        str(roster),
+        "--csv",
+        str(book),
+    ]
     assert main([*args, "--canvas", str(canvas), "--feedback", str(pages)]) == 0
     out = capsys.readouterr().out
     assert "not in the roster" in out and "stranger.ipynb" in out  # named, not lost
@@ -36,8 +45,9 @@ def test_canvas_gradebook_and_feedback_pages(tmp_path, capsys):
     scores = {r[0]: r[5] for r in rows[2:]}
     assert scores["Lee, Ann"] == "11" and scores["Cy Park"] == "0"
     assert 0 < float(scores["Bo Chen"]) < 10
-    assert sorted(p.name for p in pages.iterdir()) == ["ann.html", "bo.html", "stranger.html"]
-    page = (pages / "bo.html").read_text()
+    # a page per student, named by their roster ID (by the file's name for a stranger)
+    assert sorted(p.name for p in pages.iterdir()) == ["101.html", "102.html", "stranger.html"]
+    page = (pages / "102.html").read_text()
     assert "second_difference" in page and "Hint:" in page and "/11 points" in page
 
 
@@ -45,7 +55,11 @@ def test_a_roster_without_the_columns_it_needs_is_refused(tmp_path, capsys):
     roster = tmp_path / "roster.csv"
     roster.write_text("file,name\nann.ipynb,Ann\n")
     args = ["grade", str(FIXTURES / "sys_exit.ipynb"), "--chapter", "01"]
-    assert main([*args, "--roster", str(roster), "--canvas", str(tmp_path / "c.csv")]) == 2
-    assert "submission" in capsys.readouterr().err
-    assert main([*args, "--canvas", str(tmp_path / "c.csv")]) == 2
+    book = ["--csv", str(tmp_path / "g.csv")]
+    assert main([*args, "--roster", str(roster), *book, "--canvas", str(tmp_path / "c.csv")]) == 2
+    assert "Student" in capsys.readouterr().err
+    # Canvas's file is derived from the whole gradebook: it needs one, and the roster
+    assert main([*args, "--canvas", str(tmp_path / "c.csv"), *book]) == 2
     assert "--roster" in capsys.readouterr().err
+    assert main([*args, "--roster", str(roster), "--canvas", str(tmp_path / "c.csv")]) == 2
+    assert "--csv" in capsys.readouterr().err

@@ -1,13 +1,16 @@
-"""release: exercises/ from solutions/, stubs in place of solutions, checked in sync."""
+"""release: exercises/ from solutions/, stubs in place of solutions, checked in sync, and
+refused (nothing written) for a broken marker, a solution short of full marks, or an
+exercise notebook that still earns points."""
 
 import json
 from pathlib import Path
 
 import pytest
 
+import micrograd_edu
 from micrograd_edu.course.cli import main
-from micrograd_edu.grading.notebook import NotebookError, Shell, code_cells, read_notebook
-from micrograd_edu.grading.release import exercise_notebook, release, strip_solutions
+from micrograd_edu.grading.notebook import NotebookError, Shell, code_cells, dumps, read_notebook
+from micrograd_edu.grading.release import ReleaseError, exercise_notebook, release, strip_solutions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,14 +51,14 @@ def test_release_check_names_stale_and_orphan_notebooks(tmp_path):
         (ROOT / "solutions" / "01_numerical.ipynb").read_text()
     )
     assert release(solutions, exercises, check=True) == [exercises / "01_numerical.ipynb"]
-    assert release(solutions, exercises) == [exercises / "01_numerical.ipynb"]
+    assert release(solutions, exercises, grade=False) == [exercises / "01_numerical.ipynb"]
     assert release(solutions, exercises, check=True) == []
     (exercises / "99_old.ipynb").write_text("{}")
     assert (
         main(["release", "--check", "--solutions", str(solutions), "--exercises", str(exercises)])
         == 1
     )
-    release(solutions, exercises)
+    release(solutions, exercises, grade=False)
     assert not (exercises / "99_old.ipynb").exists()
 
 
@@ -79,7 +82,9 @@ def test_markdown_solutions_become_your_answer_here():
     [
         ("### BEGIN SOLUTION\nx = 1\n", "without an ### END SOLUTION"),
         ("x = 1\n### END SOLUTION\n", "without a ### BEGIN SOLUTION"),
-        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n", "inside another"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n", "line 2: ### BEGIN SOLUTION inside"),
+        ("x = 1\n#BEGIN SOLUTION\n", "line 2: `#BEGIN SOLUTION` looks like a marker"),
+        ("x = 1\n    ## end solution\n", "line 2: `## end solution` looks like a marker"),
     ],
 )
 def test_unbalanced_markers_are_named(text, message):
@@ -148,3 +153,54 @@ def test_deeply_nested_json_is_a_clear_error_not_a_crash(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(NotebookError, match="not a valid notebook"):
         read_notebook(path)
+
+
+def test_released_notebooks_carry_the_package_version():
+    for path in sorted((ROOT / "exercises").glob("*.ipynb")):
+        meta = read_notebook(path)["metadata"]["micrograd_edu"]
+        assert meta["version"] == micrograd_edu.__version__, path.name
+        assert meta["chapter"] == path.name[:2]
+
+
+def _solution(folder: Path, name: str, cell_id: str, code: str) -> None:
+    nb = read_notebook(ROOT / "solutions" / "01_numerical.ipynb")
+    next(c for c in nb["cells"] if c.get("id") == cell_id)["source"] = code
+    (folder / name).write_text(dumps(nb), encoding="utf-8")
+
+
+def test_a_broken_marker_is_named_with_its_cell_and_line_and_nothing_is_written(tmp_path, capsys):
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    solutions.mkdir()
+    unclosed = "def step_size(x):\n    ### BEGIN SOLUTION\n    return 1e-4\n"
+    _solution(solutions, "01_a.ipynb", "step-code", unclosed)
+    stray = "def step_size(x):\n    return 1e-4\n    ### END SOLUTION\n"
+    _solution(solutions, "01_b.ipynb", "step-code", stray)
+    args = ["release", "--solutions", str(solutions), "--exercises", str(exercises)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not exercises.exists()
+    assert "01_a.ipynb code cell 11 (id step-code), line 2: ### BEGIN SOLUTION without" in err
+    assert "01_b.ipynb code cell 11 (id step-code), line 3: ### END SOLUTION without" in err
+
+
+def test_release_refuses_a_solution_short_of_full_marks_or_a_stub_that_earns(tmp_path):
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    solutions.mkdir()
+    # the precedence slip the fixtures know: it scores 9/11 with the grader
+    slip = (
+        "def second_difference(f, x, h):\n    ### BEGIN SOLUTION\n"
+        "    return (f(x + h) - 2 * f(x) + f(x - h)) / h * h\n    ### END SOLUTION\n"
+    )
+    _solution(solutions, "01_broken.ipynb", "second-code", slip)
+    # a solution written outside its markers reaches the students
+    leak = (
+        "def step_size(x):\n    return 2.0 ** (-52 / 4) * max(1.0, abs(x))\n"
+        "    ### BEGIN SOLUTION\n    ### END SOLUTION\n"
+    )
+    _solution(solutions, "01_leaky.ipynb", "step-code", leak)
+    with pytest.raises(ReleaseError) as refused:
+        release(solutions, exercises)
+    problems = str(refused.value).splitlines()
+    assert any(p.startswith("01_broken.ipynb scores 9/11 with the grader") for p in problems)
+    assert any("01_leaky.ipynb, as released, earns" in p and "01.step_size" in p for p in problems)
+    assert not exercises.exists()

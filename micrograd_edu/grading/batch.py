@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,11 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from . import sandbox
-from .notebook import NotebookError, code_cells, read_notebook
 from .registry import Exercise, ExerciseResult, Served, broken, draw_cases, inputs, judge
 from .time_limit import EXERCISE_SECONDS
 
-__all__ = ["Limits", "Row", "grade_submission", "require_posix"]
+__all__ = ["Limits", "Row", "grade_submission", "require_posix", "stop_all", "resume"]
 
 _MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
 _MAX_MESSAGE = 4 << 20  # bytes of one message (an observation) the parent will parse
@@ -61,6 +61,8 @@ class Row:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     sandboxed: bool = True
+    student: str = ""  # whose: the roster's ID ("" for a file matched to nobody, or no roster)
+    chapter: str = ""
 
     @property
     def score(self) -> float:
@@ -100,23 +102,44 @@ class _Attempt:
     why: str = ""
 
 
+# Every submission's process alive now, so that a second Ctrl-C can stop them all at once.
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+_STOP = threading.Event()
+
+
+def stop_all() -> None:
+    """Stop every submission being graded now; none starts until :func:`resume`."""
+    _STOP.set()
+    with _LIVE_LOCK:
+        for process in list(_LIVE):
+            _kill(process, wait=False)
+
+
+def resume() -> None:
+    _STOP.clear()
+
+
 def grade_submission(
     path: str | Path,
     exercises: Sequence[Exercise],
     seed: str,
     limits: Limits = Limits(),
     judging: Callable[[Exercise, str, Any, bool], ExerciseResult] | None = None,
+    cells: list[str] | None = None,
 ) -> Row:
     """Grade one notebook; whatever the submission does, return its row. ``judging``
     (:func:`~micrograd_edu.grading.judging.judges`) judges in a limited process of its
-    own; without it, the judges run here."""
-    started = time.perf_counter()
+    own; without it, the judges run here. ``cells``: the notebook's code, already read
+    (:mod:`.intake`); else the file is read here, as guardedly."""
     name = Path(path).name
-    try:
-        cells = code_cells(read_notebook(path))
-    except NotebookError as error:
-        why = [str(error)]
-        return Row(name, [broken(ex, str(error)) for ex in exercises], why, 0.0, limits.sandbox)
+    if cells is None:
+        try:
+            cells = _read(path)
+        except ValueError as error:
+            why = str(error) if str(error).startswith(name) else f"{name}: {error}"
+            return Row(name, [broken(ex, why) for ex in exercises], [why], 0.0, limits.sandbox)
+    started = time.perf_counter()  # the submission's own time: its budget starts here
     cases = {ex.id: draw_cases(ex, seed) for ex in exercises}
     groups = _groups(exercises)
     results: dict[str, ExerciseResult] = {}
@@ -128,6 +151,10 @@ def grade_submission(
         for _ in range(len(cells) + len(group) + 1):
             pending = [ex for ex in group if ex.id not in results]
             if not pending:
+                break
+            if _STOP.is_set():
+                for ex in pending:
+                    results[ex.id] = broken(ex, "grading was stopped (Ctrl-C)")
                 break
             if time.perf_counter() - started > budget:
                 for ex in pending:
@@ -161,6 +188,18 @@ def grade_submission(
     row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
     ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
     return Row(name, ordered, row_notes, time.perf_counter() - started, limits.sandbox)
+
+
+def _read(path: str | Path) -> list[str]:
+    """The code cells of the notebook at ``path``, read and parsed in the guarded reader."""
+    from .intake import Reader, Unreadable
+
+    with Reader() as reader:
+        try:
+            call = "micrograd_edu.grading.intake:parse"
+            return reader(call, str(path), [], Path(path).name)["cells"]
+        except Unreadable as error:
+            raise ValueError(str(error)) from None
 
 
 def _groups(exercises: Sequence[Exercise]) -> list[list[Exercise]]:
@@ -234,6 +273,8 @@ def _run(
         finally:
             os.close(task_read)
             os.close(result_write)
+        with _LIVE_LOCK:
+            _LIVE.add(process)
         try:
             _send(task_write, task)
             os.set_blocking(task_write, False)  # a reply the child never reads is dropped
@@ -243,6 +284,8 @@ def _run(
             os.close(result_read)
             os.close(task_write)
             _kill(process)
+            with _LIVE_LOCK:
+                _LIVE.discard(process)
 
 
 def _spec(ex: Exercise, cases: list) -> dict[str, Any]:
@@ -420,9 +463,10 @@ def _ended(process: subprocess.Popen, flooded: bool) -> str:
     return f"the process ended with exit code {code} (os._exit or a crash)"
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen, wait: bool = True) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)  # the whole group: no grandchild survives
     except (ProcessLookupError, PermissionError):
         pass
-    process.wait()
+    if wait:
+        process.wait()

@@ -1,16 +1,24 @@
-"""Grades where the instructor needs them: a CSV Canvas imports, and one HTML page of
-feedback per submission.
+"""Grades where the instructor needs them: a CSV Canvas imports, derived from the whole
+gradebook, and one HTML page of feedback per submission.
 
-The roster is a CSV with a ``submission`` column (the notebook's file name, as it
-was submitted) and Canvas's own student columns: ``Student`` and ``ID`` at least
-(a Canvas gradebook export has them), and ``SIS User ID``, ``SIS Login ID``,
-``Section`` where known. The Canvas file has those columns, a "Points Possible" row
-and one column for the assignment, as Canvas's gradebook import reads it.
+The Canvas file has the roster's Canvas columns (``Student``, ``ID``, ``SIS User ID``,
+``SIS Login ID``, ``Section``), a "Points Possible" line and one column per assignment
+(a chapter), as Canvas's gradebook import reads it. Each student's score is their
+gradebook row's final score (after any late penalty), whichever run graded it; a
+student with no row scores 0 and is named.
 
 >>> import io
->>> roster = read_roster(io.StringIO("submission,Student,ID\\nann.ipynb,Ann Lee,101\\n"))
->>> roster["ann.ipynb"]["Student"]
-'Ann Lee'
+>>> from .roster import Roster
+>>> roster = Roster.read(io.StringIO("Student,ID\\nAnn Lee,101\\nBo Chen,102\\n"))
+>>> rows = [{"student": "101", "chapter": "01", "score": "9", "max_score": "11"}]
+>>> text, absent, unknown = canvas_csv(rows, roster, {"01": "Chapter 01"})
+>>> print("\\n".join(text.splitlines()))
+Student,ID,SIS User ID,SIS Login ID,Section,Chapter 01
+Points Possible,,,,,11
+Ann Lee,101,,,,9
+Bo Chen,102,,,,0
+>>> absent
+['Bo Chen (102): no row for chapter 01']
 """
 
 from __future__ import annotations
@@ -19,58 +27,60 @@ import csv
 import html
 import io
 from collections.abc import Sequence
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .feedback import Feedback
+from .record import safe_cell
+from .registry import EXERCISES
+from .roster import CANVAS_COLUMNS, Roster
 
-__all__ = ["read_roster", "canvas_csv", "feedback_html", "STUDENT_COLUMNS"]
-
-STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-
-
-def read_roster(source: str | Path | IO[str]) -> dict[str, dict[str, str]]:
-    """The roster's students keyed by submission file name; a clear error for a roster
-    without the columns it needs or with one file named twice."""
-    handle = (
-        open(source, newline="", encoding="utf-8") if isinstance(source, str | Path) else source
-    )
-    with handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in ("submission", "Student", "ID") if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(
-                f"roster: no column {', '.join(missing)}; it needs 'submission' (the notebook's "
-                "file name), 'Student' and 'ID' (as in a Canvas gradebook export)"
-            )
-        roster: dict[str, dict[str, str]] = {}
-        for line, row in enumerate(reader, start=2):
-            name = Path(row["submission"].strip()).name
-            if name in roster:
-                raise ValueError(f"roster: line {line} names {name!r} a second time")
-            roster[name] = {c: (row.get(c) or "").strip() for c in STUDENT_COLUMNS}
-    return roster
+__all__ = ["canvas_csv", "feedback_html"]
 
 
 def canvas_csv(
-    rows: Sequence[Any], roster: dict[str, dict[str, str]], assignment: str
+    rows: Sequence[dict[str, str]], roster: Roster, assignments: dict[str, str]
 ) -> tuple[str, list[str], list[str]]:
-    """The Canvas import file for ``rows``, the submissions the roster does not name,
-    and the students with no submission (they score 0, so the column is complete)."""
-    scores = {row.submission: row for row in rows}
-    possible = max((row.max_score for row in rows), default=0)
+    """The Canvas import file for the gradebook ``rows``, one column per chapter in
+    ``assignments`` (chapter -> column name); the students with no row for a chapter (0
+    in the file), and the rows that belong to nobody in the roster."""
+    scores = {(r.get("student", ""), r.get("chapter", "")): r for r in rows}
+    possible = {}
+    for number in assignments:
+        maxima = [
+            float(r["max_score"])
+            for r in rows
+            if r.get("chapter") == number and _number(r.get("max_score"))
+        ]
+        registered = sum(e.points for e in EXERCISES.values() if e.chapter == number)
+        possible[number] = max(maxima, default=registered)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*STUDENT_COLUMNS, assignment])
-    writer.writerow(["Points Possible", "", "", "", "", f"{possible:g}"])
+    writer.writerow([*CANVAS_COLUMNS, *map(safe_cell, assignments.values())])
+    blank = [""] * (len(CANVAS_COLUMNS) - 1)
+    writer.writerow(["Points Possible", *blank, *(f"{possible[c]:g}" for c in assignments)])
     absent = []
-    for name, student in roster.items():
-        row = scores.get(name)
-        if row is None:
-            absent.append(student["Student"] or name)
-        writer.writerow([student[c] for c in STUDENT_COLUMNS] + [f"{row.score:g}" if row else "0"])
-    unknown = sorted(set(scores) - set(roster))
-    return out.getvalue(), unknown, absent
+    for student in roster.students:
+        cells = []
+        for number in assignments:
+            row = scores.get((student.key, number))
+            if row is None:
+                absent.append(f"{student.name} ({student.key}): no row for chapter {number}")
+            cells.append(row["score"] if row and row.get("score") else "0")
+        writer.writerow([safe_cell(student.columns[c]) for c in CANVAS_COLUMNS] + cells)
+    unknown = sorted(
+        r.get("submission", "") + (f" (student {r['student']})" if r.get("student") else "")
+        for r in rows
+        if r.get("chapter") in assignments and r.get("student", "") not in roster.by_key
+    )
+    return out.getvalue(), absent, unknown
+
+
+def _number(text: str | None) -> bool:
+    try:
+        float(text or "")
+    except ValueError:
+        return False
+    return True
 
 
 def feedback_html(row: Any) -> str:

@@ -55,6 +55,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+            start_new_session=True,  # a Ctrl-C lets the batch finish the rows it is judging
         )
 
     def __call__(
@@ -139,8 +140,13 @@ def main(memory_mb: int, modules: list[str]) -> None:
 
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    for name in modules:
-        importlib.import_module(name)
+    for name in modules:  # a module, or an instructor's check file (grading/instructor.py)
+        if name.endswith(".py"):
+            from .instructor import load_file
+
+            load_file(name)
+        else:
+            importlib.import_module(name)
     for line in sys.stdin:
         request = json.loads(line)
         ex = exercise(request["id"])

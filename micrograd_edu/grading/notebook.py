@@ -14,7 +14,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NotebookError", "read_notebook", "dumps", "source", "code_cells", "Shell"]
+__all__ = [
+    "NotebookError",
+    "read_notebook",
+    "parse_notebook",
+    "dumps",
+    "source",
+    "code_cells",
+    "Shell",
+]
 
 # Magics whose code is still ordinary Python (they time or capture it): it runs once.
 _TRANSPARENT = {"time", "timeit", "capture", "prun"}
@@ -28,17 +36,29 @@ def read_notebook(path: str | Path) -> dict[str, Any]:
     """The notebook at ``path`` as a dict, or a :class:`NotebookError` saying why not."""
     path = Path(path)
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise NotebookError(f"{path.name}: not a valid notebook ({error})") from None
+    return parse_notebook(text, path.name)
+
+
+def parse_notebook(text: str, name: str) -> dict[str, Any]:
+    """The notebook whose JSON is ``text`` (the file ``name``), or a :class:`NotebookError`.
+    Its metadata is always a dict (a student can write anything there)."""
+    try:
+        nb = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise NotebookError(f"{name}: not a valid notebook ({error})") from None
     if isinstance(nb, dict) and nb.get("nbformat") == 3:
-        nb = _upgrade(nb, path.name)
+        nb = _upgrade(nb, name)
     cells = nb.get("cells") if isinstance(nb, dict) else None
     if not isinstance(cells, list) or nb.get("nbformat") != 4:
-        raise NotebookError(f"{path.name}: not a valid notebook (no nbformat-4 'cells' list)")
+        raise NotebookError(f"{name}: not a valid notebook (no nbformat-4 'cells' list)")
     for i, cell in enumerate(cells):
         if not isinstance(cell, dict) or not isinstance(cell.get("source", ""), (str, list)):
-            raise NotebookError(f"{path.name}: not a valid notebook (cell {i} is malformed)")
+            raise NotebookError(f"{name}: not a valid notebook (cell {i} is malformed)")
+    if not isinstance(nb.get("metadata", {}), dict):
+        nb["metadata"] = {}
     return nb
 
 
