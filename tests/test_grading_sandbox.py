@@ -85,8 +85,8 @@ def test_attacks_earn_nothing_and_leave_nothing_behind(sandboxed, tmp_path):
         time.sleep(0.5)
         stop()
     assert {name: float(row["score"]) for name, row in rows.items()} == EXPECTED
-    assert {row["sandboxed"] for row in rows.values()} == {"yes"}
-    assert all(r["extra_data"]["sandboxed"] for r in results.values())
+    assert {row["sandboxed"] for row in rows.values()} == {"bubblewrap"}
+    assert all(r["extra_data"]["isolation"] == "bubblewrap" for r in results.values())
     assert heard == [], "a submission reached a server on the grader's machine"
     assert _daemons() == [], "a process started by a submission outlived grading"
 
@@ -97,7 +97,7 @@ def test_the_attacks_are_real_without_the_sandbox(sandboxed, tmp_path):
     attacks = [ATTACKS / "reads_the_solutions.ipynb", ATTACKS / "finds_the_grader.ipynb"]
     rows, results = _grade(tmp_path, *attacks, extra=("--no-sandbox",))
     assert {float(row["score"]) for row in rows.values()} == {FULL}
-    assert {row["sandboxed"] for row in rows.values()} == {"no (--no-sandbox)"}
+    assert {row["sandboxed"] for row in rows.values()} == {"none (--no-sandbox)"}
     assert not any(r["extra_data"]["sandboxed"] for r in results.values())
     assert all("WITHOUT a sandbox" in r["output"] for r in results.values())
 

@@ -15,15 +15,21 @@ answered on ``TASK`` and counted by the parent.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import json
 import os
 import sys
+import time
 import types
+from collections.abc import Iterator
 from typing import Any
 
 
-def _limit(memory_mb: int, file_mb: int) -> None:
+def _limit(memory_mb: int, file_mb: int, processes: int | None) -> None:
+    """Per-process limits: memory, file size, no core files, and (where the parent says
+    how many the uid may run in all) processes. The budget for all of the submission's
+    processes together is the parent's (a cgroup, or its meter)."""
     import resource  # POSIX only: the parent refuses to run elsewhere
 
     for name, megabytes in (("RLIMIT_AS", memory_mb), ("RLIMIT_FSIZE", file_mb)):
@@ -34,12 +40,20 @@ def _limit(memory_mb: int, file_mb: int) -> None:
             except (ValueError, OSError):  # macOS does not enforce RLIMIT_AS
                 pass
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if os.path.isdir("/proc"):  # Linux: room for a few children, not a fork bomb
-        processes = len(os.listdir("/proc")) + 256  # counts per user, so above all of them
+    if processes is not None and hasattr(resource, "RLIMIT_NPROC"):
         try:
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         except (ValueError, OSError):
             pass
+
+
+@contextlib.contextmanager
+def limited(cpu: float, wall: float) -> Iterator[None]:
+    """``cpu`` seconds of CPU time and ``wall`` seconds of the wall clock for the body."""
+    from .time_limit import time_limit
+
+    with time_limit(wall), time_limit(cpu, cpu=True):
+        yield
 
 
 def _describe(error: BaseException) -> str:
@@ -77,7 +91,7 @@ def _references(item: dict[str, Any], send: Any, task: Any) -> dict[str, Any]:
 def main(task_fd: int, result_fd: int) -> None:
     task_pipe = os.fdopen(task_fd, "rb")
     task = json.loads(task_pipe.readline())
-    _limit(task["memory_mb"], task["file_mb"])
+    _limit(task["memory_mb"], task["file_mb"], task["processes"])
     nonce, dumps, write = task.pop("nonce"), json.dumps, os.write
 
     def send(**message: Any) -> None:
@@ -88,6 +102,7 @@ def main(task_fd: int, result_fd: int) -> None:
     from . import feedback
     from .notebook import Shell
     from .registry import run_checks
+    from .time_limit import TimeLimitExceeded
     from .withhold import withholding
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
@@ -104,12 +119,26 @@ def main(task_fd: int, result_fd: int) -> None:
     shell = Shell(namespace)
     namespace["get_ipython"] = lambda: shell  # what IPython's transformed lines call
     skip = set(task["skip_cells"])
+    # The cells together get the time limit in CPU seconds, and three times as much on the
+    # wall clock, stopped here by alarms (the parent kills the process only if the code
+    # keeps running past them): an endless loop costs its cell, and a busy machine, which
+    # stretches the wall clock, does not turn honest work into a timeout.
+    seconds, wall = task["seconds"], task["wall"]
+    cpu_end, wall_end = time.process_time() + seconds, time.monotonic() + wall
     for index, code in enumerate(task["cells"]):
         if index in skip or not code.strip():
             continue
         send(event="cell", index=index)
+        left = min(cpu_end - time.process_time(), wall_end - time.monotonic())
+        if left <= 0:
+            send(event="cell_error", index=index, error=f"not run: the cells used up {seconds:g} s")
+            continue
         try:
-            exec(compile(code, f"<code cell {index + 1}>", "exec"), namespace)
+            with limited(cpu_end - time.process_time(), wall_end - time.monotonic()):
+                exec(compile(code, f"<code cell {index + 1}>", "exec"), namespace)
+        except TimeLimitExceeded:
+            cpu_end = 0.0  # used up: the cells after it are not run
+            send(event="cell_error", index=index, error=f"ran past the {seconds:g} s time limit")
         except BaseException as error:  # sys.exit() too: Jupyter carries on after it
             send(event="cell_error", index=index, error=_describe(error))
     for item in task["exercises"]:
@@ -120,10 +149,14 @@ def main(task_fd: int, result_fd: int) -> None:
             return _reply(task_pipe)["answer"]
 
         try:
-            runs = [_runner(entry) for entry in item["runs"]]
-            requires = _references(item, send, task_pipe) if item["requires"] else {}
-            cases = item["cases"]
-            observed = run_checks(item["names"], runs, namespace, cases, requires, ask)
+            with limited(seconds, wall):
+                runs = [_runner(entry) for entry in item["runs"]]
+                requires = _references(item, send, task_pipe) if item["requires"] else {}
+                cases = item["cases"]
+                observed = run_checks(item["names"], runs, namespace, cases, requires, ask)
+        except TimeLimitExceeded:
+            why = f"ran past the {seconds:g} s time limit"
+            send(event="exercise_error", id=item["id"], error=why, limit=True)
         except BaseException as error:
             send(event="exercise_error", id=item["id"], error=_describe(error))
         else:

@@ -16,17 +16,19 @@ import secrets
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import sandbox
+from . import isolation
 from .batch import Limits, Row, grade_submission, require_posix
 from .feedback import describe
 from .judging import judges
 from .notebook import NotebookError, code_cells, read_notebook
 from .registry import EXERCISES, Exercise, ExerciseResult, broken, chapter
+from .steps import require_references
 
-__all__ = ["grade_all", "find_submissions", "gradescope_results", "write_csv"]
+__all__ = ["grade_all", "find_submissions", "gradescope_results", "not_graded", "write_csv"]
 
 
 def find_submissions(paths: Sequence[str | Path]) -> list[Path]:
@@ -106,10 +108,8 @@ def grade_all(
     """Grade every submission in ``paths``; write the gradebook as rows finish."""
     require_posix()
     limits = limits or Limits()
-    if limits.sandbox:
-        why = sandbox.available()
-        if why:
-            raise sandbox.SandboxUnavailable(f"grade: cannot sandbox submissions: {why}")
+    limits = replace(limits, isolation=isolation.choose(limits.isolation))
+    require_references()
     run = secrets.token_hex(4)
     seed = seed if seed is not None else secrets.token_hex(16)  # never seen by a notebook
     submissions = find_submissions(paths)
@@ -133,7 +133,7 @@ def grade_all(
         }
         try:
             for finished, future in enumerate(as_completed(futures), start=1):
-                rows[futures[future]] = _row(future, *plans[futures[future]], limits.sandbox)
+                rows[futures[future]] = _row(future, *plans[futures[future]], limits.isolation)
                 save()
                 if progress:
                     progress(finished, len(submissions))
@@ -144,15 +144,15 @@ def grade_all(
     return [rows[i] for i in sorted(rows)]
 
 
-def _row(future: Any, path: Path, exercises: list[Exercise], note: str, sandboxed: bool) -> Row:
+def _row(future: Any, path: Path, exercises: list[Exercise], note: str, isolated: str) -> Row:
     if not exercises:
         why = "cannot tell which chapter this notebook is for: pass --chapter"
-        return Row(path.name, [], [f"{why} ({note})" if note else why], 0.0, sandboxed)
+        return Row(path.name, [], [f"{why} ({note})" if note else why], 0.0, isolated)
     try:
         row = future.result()
     except Exception as error:  # a fault in the grader itself must not lose the batch
         why = f"the grader failed on this file: {error!r}"
-        row = Row(path.name, [broken(ex, why) for ex in exercises], [why], 0.0, sandboxed)
+        row = Row(path.name, [broken(ex, why) for ex in exercises], [why], 0.0, isolated)
     if note:
         row.notes.insert(0, note)
     return row
@@ -194,7 +194,7 @@ def write_csv(rows: Sequence[Row], run: str, per_check: bool = False) -> str:
         writer.writerow(
             [row.submission, f"{row.score:g}", f"{row.max_score:g}"]
             + [scores.get(c, "") for c in columns]
-            + [row.reason, run, "yes" if row.sandboxed else "no (--no-sandbox)"]
+            + [row.reason, run, row.isolation]
         )
     return out.getvalue()
 
@@ -229,15 +229,27 @@ def gradescope_results(row: Row, run: str) -> dict[str, Any]:
     summary = f"{row.submission}: {row.score:g}/{row.max_score:g} points (grader run {run})"
     if not row.sandboxed:
         summary += "; graded WITHOUT a sandbox (--no-sandbox)"
+    elif row.isolation != isolation.BUBBLEWRAP:
+        summary += f"; isolated as an {row.isolation}"
     return {
         "score": row.score,
         "execution_time": round(row.seconds, 3),
         "output": "\n".join([summary, row.reason] if row.reason else [summary]),
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "extra_data": {"sandboxed": row.sandboxed, "run": run},
+        "extra_data": {"sandboxed": row.sandboxed, "isolation": row.isolation, "run": run},
         "tests": _tests(row),
     }
+
+
+def not_graded(why: str) -> str:
+    """Gradescope's ``results.json`` for a submission the grader refused to run."""
+    output = (
+        f"NOT GRADED: {why}. Nothing of this submission was run; the instructor will regrade it."
+    )
+    result = {"score": 0.0, "execution_time": 0.0, "output": output, "tests": []}
+    result["extra_data"] = {"graded": False}
+    return json.dumps(result, indent=1) + "\n"
 
 
 def _gradescope_file(rows: Sequence[Row], run: str) -> dict[str, Any]:

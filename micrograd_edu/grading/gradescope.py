@@ -20,25 +20,27 @@ SETUP = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, to build the autograder image.
 set -euo pipefail
 apt-get update -qq
-apt-get install -y -qq python3 python3-pip python3-venv bubblewrap >/dev/null
+apt-get install -y -qq python3 python3-pip python3-venv bubblewrap util-linux >/dev/null
 python3 -m venv /autograder/venv
-# scikit-learn: chapter 10's grader draws its cases from the handwritten digits
-/autograder/venv/bin/pip install --quiet /autograder/source/package scikit-learn
+# Editable: the grader's references (grading/references) are left out of a built wheel.
+# scikit-learn: chapter 10's grader draws its cases from the handwritten digits.
+/autograder/venv/bin/pip install --quiet -e /autograder/source/package scikit-learn
 """
 
 RUN = """#!/usr/bin/env bash
-# Gradescope runs this for each submission; it writes /autograder/results/results.json.
+# Gradescope runs this for each submission, as root; it writes results/results.json.
 set -uo pipefail
-notebook=$(ls /autograder/submission/*.ipynb 2>/dev/null | head -n 1)
-# Each submission runs in bubblewrap; an image that forbids user namespaces says so here
-# and relies on Gradescope's own container (results.json records it).
-sandbox=""
-if ! /autograder/venv/bin/python -m micrograd_edu.grading.sandbox; then
-    sandbox="--no-sandbox"
-fi
+root="${{AUTOGRADER_ROOT:-/autograder}}"  # another folder only in the package's own tests
+notebook=$(ls "$root"/submission/*.ipynb 2>/dev/null | head -n 1)
+# Each submission runs in bubblewrap where it can; Docker's seccomp profile usually forbids
+# it, and then it runs as an unprivileged user, which must neither read the grader's judges,
+# references and libraries nor write anything the grader loads: close their folders.
+chmod go-rwx "$root/source" "$root/venv"
+# Never unsandboxed: with neither, grade writes a results.json saying why it did not grade.
 # No notebook at all still gets a results.json: a missing file grades as 0 with the reason.
-/autograder/venv/bin/micrograd-edu grade "${{notebook:-/autograder/submission/missing.ipynb}}" \\
-    --chapter {chapter} --workers 1 --gradescope /autograder/results/results.json $sandbox
+"$root/venv/bin/python" -m micrograd_edu.course.cli grade \\
+    "${{notebook:-$root/submission/missing.ipynb}}" --chapter {chapter} --workers 1 \\
+    --isolation auto --gradescope "$root/results/results.json"
 """
 
 

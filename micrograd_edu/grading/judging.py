@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from .registry import CheckResult, Exercise, ExerciseResult, broken, draw_cases, exercise, judge
@@ -36,6 +37,18 @@ __all__ = ["judges", "JUDGE_MEMORY_MB"]
 
 JUDGE_MEMORY_MB = 2048  # far above any honest judgement; a forged observation hits it
 _START_SECONDS = 60.0  # importing numpy and the grader, on a loaded machine
+
+
+def fresh_interpreter() -> list[str]:
+    """The command that starts a judging process as this one was started, and from
+    nothing a submission may have left since: ``-I -S`` (no ``.pth`` file, no
+    ``sitecustomize``, no environment variable, no current folder), with the grader's own
+    import path (fixed when it started, before any submission ran) given explicitly."""
+    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    paths = [str(Path(__file__).resolve().parents[2]), *extra, *sys.path]
+    paths = list(dict.fromkeys(p for p in paths if p and os.path.isabs(p)))
+    boot = f"import sys; sys.path[:0] = {paths!r}; import {__name__} as j; j.main_from_argv()"
+    return [sys.executable, "-I", "-S", "-c", boot]
 
 
 class _Worker:
@@ -47,10 +60,9 @@ class _Worker:
         self.buffer = b""
 
     def _start(self) -> subprocess.Popen:
-        argv = [sys.executable, "-m", "micrograd_edu.grading.judging", str(self.memory_mb)]
         self.buffer = b""
         return subprocess.Popen(
-            [*argv, *self.modules],
+            [*fresh_interpreter(), str(self.memory_mb), *self.modules],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -149,5 +161,9 @@ def main(memory_mb: int, modules: list[str]) -> None:
         sys.stdout.flush()
 
 
-if __name__ == "__main__":
+def main_from_argv() -> None:
     main(int(sys.argv[1]), sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main_from_argv()
