@@ -40,9 +40,9 @@ __all__ = ["Limits", "Row", "grade_submission", "require_posix"]
 _MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
 _MAX_MESSAGE = 4 << 20  # bytes of one message (an observation) the parent will parse
 _STARTUP_SECONDS = 30.0  # allowance for the child to import Python and numpy, loaded machine
-_WALL, _BUDGET, _MIN_WALL = 3.0, 6.0, 10.0  # wall-clock limits: times the CPU limit, least
+_WALL, _BUDGET, _MIN_WALL = 2.0, 6.0, 10.0  # wall-clock limits: times the CPU limit, least
 _GRACE = 1.0  # CPU seconds past the limit before the parent kills: the child's alarm acts first
-_KILLS = 2  # processes killed for running past a limit the child's alarm could not stop
+_KILLS = 2  # kills for running past a limit (the child's alarm could not stop the code)
 _METER_SECONDS = 0.1  # how often the budget is measured where no cgroup holds it
 
 
@@ -50,7 +50,7 @@ _METER_SECONDS = 0.1  # how often the budget is measured where no cgroup holds i
 class Limits:
     """What one submission may use. ``timeout``: CPU seconds for the notebook's cells
     together, and again for each exercise; ``wall``: seconds of the wall clock for them
-    (default: three times ``timeout``, at least 10 s: a busy machine stretches the wall
+    (default: twice ``timeout``, at least 10 s: a busy machine stretches the wall
     clock, so only code that waits reaches it); ``budget``: seconds of the wall clock for
     the whole submission (default: six times ``timeout``, at least 10 s);
     ``memory_mb``, ``processes``: for all of a submission's processes together (its
@@ -119,6 +119,7 @@ class _Attempt:
     blame: tuple[str, object] | None = None  # ("cell", index) / ("exercise", id) / ("start", None)
     why: str = ""
     killed: bool = False  # for running past a limit: its own alarm did not stop it
+    completed: set[int] = field(default_factory=set)  # cells it ran to their end
     seconds: float = 0.0  # from its first message to its end: the submission's time
 
 
@@ -144,6 +145,7 @@ def grade_submission(
     groups = _groups(exercises)
     results: dict[str, ExerciseResult] = {}
     skip: set[int] = set()  # cells that stopped a child: later children skip them too
+    completed: set[int] = set()  # cells a child has been seen to run to their end
     notes: dict[int, str] = {}
     # Counted from each process's first message, not its interpreter's start.
     budget = limits.budget or max(_BUDGET * limits.timeout, _MIN_WALL)
@@ -154,14 +156,22 @@ def grade_submission(
             pending = [ex for ex in group if ex.id not in results]
             if not pending:
                 break
-            stop = _out_of_time(spent, budget, kills)
-            if stop:
+            if spent >= budget:
                 for ex in pending:
-                    results[ex.id] = broken(ex, stop)
+                    results[ex.id] = broken(ex, f"the submission used up its {budget:g} s in all")
                 break
-            attempt = _run(cells, skip, pending, cases, limits, how, budget - spent)
+            # Once its code has fought the time limits _KILLS times, a child runs only the
+            # cells seen to end before: each new cell that fights them would cost a limit.
+            unseen = set(range(len(cells))) - completed if kills >= _KILLS else set()
+            attempt = _run(cells, skip | unseen, pending, cases, limits, how, budget - spent)
             spent, kills = spent + attempt.seconds, kills + attempt.killed
+            completed |= attempt.completed
             group_notes.update(attempt.cell_errors)
+            for index in sorted(unseen - skip):
+                if cells[index].strip():
+                    group_notes.setdefault(
+                        index, f"not run: the code fought the time limits {_KILLS} times"
+                    )
             for ex in pending:
                 if ex.id in attempt.errors:
                     results[ex.id] = broken(ex, attempt.errors[ex.id])
@@ -188,18 +198,6 @@ def grade_submission(
     row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
     ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
     return Row(name, ordered, row_notes, time.perf_counter() - started, how)
-
-
-def _out_of_time(spent: float, budget: float, kills: int) -> str:
-    """Why the submission gets no further process, or "" while it may."""
-    if spent >= budget:
-        return f"the submission used up its {budget:g} s in all"
-    if kills >= _KILLS:
-        return (
-            f"not graded: the submission's code kept running past its time limit {kills} "
-            "times (stopped from outside: it caught or blocked the limit's alarm)"
-        )
-    return ""
 
 
 def _groups(exercises: Sequence[Exercise]) -> list[list[Exercise]]:
@@ -443,6 +441,8 @@ def _watch(
                 if phase[0] == "start":
                     clock.start()
                     phase = ("cells", None)
+                if phase[0] == "cell" and event in ("cell", "exercise", "done"):
+                    attempt.completed.add(phase[1])
                 if event == "cell":
                     phase = ("cell", message.get("index"))
                 elif event == "cell_error":

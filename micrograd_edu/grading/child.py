@@ -119,7 +119,7 @@ def main(task_fd: int, result_fd: int) -> None:
     shell = Shell(namespace)
     namespace["get_ipython"] = lambda: shell  # what IPython's transformed lines call
     skip = set(task["skip_cells"])
-    # The cells together get the time limit in CPU seconds, and three times as much on the
+    # The cells together get the time limit in CPU seconds, and a limit on the
     # wall clock, stopped here by alarms (the parent kills the process only if the code
     # keeps running past them): an endless loop costs its cell, and a busy machine, which
     # stretches the wall clock, does not turn honest work into a timeout.

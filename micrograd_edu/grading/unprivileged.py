@@ -37,6 +37,7 @@ import queue
 import shutil
 import signal
 import stat
+import sys
 import sysconfig
 import tempfile
 import time
@@ -66,8 +67,14 @@ def available() -> str | None:
         return "running a submission as another user needs root (Gradescope runs as root)"
     if shutil.which("setpriv") is None:
         return "setpriv (util-linux) is not installed: apt-get install util-linux"
+    # The grader's judges, and every folder it imports from but the standard library's:
+    # the submission's libraries come through its view, and nothing else may be reachable.
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
     private = [PACKAGE / "grading" / "chapter01.py", Path(sysconfig.get_paths()["purelib"])]
-    readable = [str(path) for path in private if _open_to_others(path)]
+    private += [Path(p) for p in sys.path if p and Path(p).is_dir()]
+    standard = [p for p in private if p.resolve().is_relative_to(stdlib)]
+    standard = [p for p in standard if not p.resolve().is_relative_to(stdlib / "site-packages")]
+    readable = [str(path) for path in private if path not in standard and _open_to_others(path)]
     if readable:
         return (
             f"other users can read the grader's own files ({', '.join(readable)}): close "

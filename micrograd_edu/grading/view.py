@@ -120,10 +120,10 @@ def _interpreter() -> list[Mount]:
 
 def _requirement_names(distribution: importlib.metadata.Distribution, extras: set[str]) -> set:
     """The distributions ``distribution`` requires on this machine, with ``extras``."""
-    from packaging.requirements import Requirement
-
     found = set()
     for text in distribution.requires or []:
+        from packaging.requirements import Requirement  # only where there is one to read
+
         requirement = Requirement(text)
         wanted = extras | {""}
         if requirement.marker is None or any(
