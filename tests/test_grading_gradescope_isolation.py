@@ -87,6 +87,8 @@ def test_unsandboxed_the_same_submission_does_rewrite_its_judge(as_root, tmp_pat
     assert json.loads(out.read_text())["score"] == 11
     registry = layout / "source/package/micrograd_edu/grading/registry.py"
     assert "every exercise passes" in registry.read_text()
+    mine = ROOT / "micrograd_edu/grading/registry.py"  # only the layout's copy was reached
+    assert "every exercise passes" not in mine.read_text()
 
 
 def test_with_no_way_to_isolate_nothing_is_graded(as_root, tmp_path):

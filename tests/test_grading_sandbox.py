@@ -5,7 +5,8 @@ marks; graded unsandboxed, the attacks take what they look for, so what stops th
 the sandbox. The attacks: on the grader (reading the solutions, finding, killing or
 outliving the grader, the network, evaluating a served function uncounted), on what is
 withheld (issue 26, class 1: scikit-learn after taking the import blocker away, numpy's
-lstsq behind its stand-in, the rule table's derivatives on expressions; and
+lstsq behind its stand-in, the rule table's derivatives on expressions, the package's
+Dual dividing for the student's; and
 ``looks_around``, which answers an exercise only where it finds nothing: libraries,
 scikit-learn's digits, the grader's references, the host's paths in process 1's command
 line, class 8), and on the budget of the whole sandbox (class 6: its /tmp filled, 340
@@ -42,6 +43,7 @@ DESERVED = {
     "unblocks_scikit_learn.ipynb": 3.0,  # its backward; no scikit-learn to classify with
     "solves_through_numpy_internals.ipynb": 1.0,  # its mini-batches; lstsq raises in its file
     "derives_from_the_rule_table.ipynb": 3.0,  # my_size, fold_constants; no derivative table
+    "borrows_the_package_dual.ipynb": 3.0,  # its Jacobian; the package's Dual cannot divide
     "looks_around.ipynb": FULL,  # it found no library, data set, reference or host path
     "fills_its_tmp.ipynb": FULL,  # its honest functions; the attack cell stopped (below)
     "starts_340_processes.ipynb": FULL,
@@ -58,6 +60,7 @@ UNSANDBOXED = {  # the same attacks, graded with --no-sandbox
     "finds_the_grader.ipynb": FULL,
     "solves_through_numpy_internals.ipynb": 3.0,
     "derives_from_the_rule_table.ipynb": 10.0,
+    "borrows_the_package_dual.ipynb": 8.0,
     "looks_around.ipynb": 2.0,  # found all four (scikit-learn among the libraries)
 }
 

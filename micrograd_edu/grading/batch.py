@@ -1,16 +1,16 @@
 """The authoritative grader: each submission in its own process, judged in this one.
 
-For each submission the parent draws the cases from a secret seed, starts a
-child (:mod:`.child`) with memory and file-size limits, hands it the code and
-the cases through a pipe, and reads back plain observations tagged with a
-fresh nonce. Only lines carrying that nonce count. The parent judges every
-observation against its oracles, so a cheating object, a patched ``check``, a
-printed "PASSED" or a forged file earns nothing.
+For each submission the parent draws the cases from a secret seed, starts a child
+(:mod:`.child`) isolated as :mod:`.isolation` says, within the submission's
+:class:`Limits`, hands it the code and the cases through a pipe, and reads back plain
+observations tagged with a fresh nonce. Only lines carrying that nonce count. The parent
+judges every observation against its oracles, so a cheating object, a patched ``check``,
+a printed "PASSED" or a forged file earns nothing.
 
-When the child dies or runs past its time limit, the cell or exercise it was
-in scores 0 with the reason, and a new child carries on without it: one
-broken exercise never costs the others. POSIX only (``resource``, process
-groups); on Windows grade inside WSL or on Gradescope.
+When the child dies or runs past its time limit, the cell or exercise it was in scores
+0 with the reason, and a new child carries on without it: one broken exercise never
+costs the others, and the submission's budget bounds them all. POSIX only
+(``resource``, process groups); on Windows grade inside WSL or on Gradescope.
 """
 
 from __future__ import annotations
@@ -202,9 +202,19 @@ def grade_submission(
 
 def _groups(exercises: Sequence[Exercise]) -> list[list[Exercise]]:
     """The exercises one child observes together: all but those graded alone
-    (``Exercise.alone``), then each of those in a child of its own."""
+    (``Exercise.alone``), then those in a child of their own, one per set of withheld
+    names (03's division and powers share one).
+
+    >>> from micrograd_edu.grading import chapter
+    >>> [[ex.id for ex in group] for group in _groups(chapter("03"))]
+    [['03.jacobian_forward'], ['03.dual_divide', '03.dual_power']]
+    """
     shared = [ex for ex in exercises if not ex.alone]
-    return ([shared] if shared else []) + [[ex] for ex in exercises if ex.alone]
+    apart: dict[frozenset[str], list[Exercise]] = {}
+    for ex in exercises:
+        if ex.alone:
+            apart.setdefault(frozenset(ex.withheld), []).append(ex)
+    return ([shared] if shared else []) + list(apart.values())
 
 
 def _find(exercises: Sequence[Exercise], exercise_id: object) -> Exercise:

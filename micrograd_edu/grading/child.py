@@ -1,11 +1,13 @@
 """The process a submission runs in (``python -m micrograd_edu.grading.child TASK RESULT``).
 
 It reads its task (the notebook's code, each exercise's runners and cases, a nonce)
-as one line from the pipe ``TASK``, limits its own memory and file sizes, runs the
-cells in a fresh namespace, then *observes* the student's functions: each runner
+as one line from the pipe ``TASK``, sets its per-process limits (the budget of all its
+processes together is the parent's), runs the cells in a fresh namespace, each stopped
+by its own alarm when the cells' time is up, then *observes* the student's functions,
+each exercise within its own time: each runner
 (:mod:`.runners`) on its cases, writing each observation, as JSON lines tagged with the
 nonce, to the pipe ``RESULT``. It judges nothing and knows no answer: the cases carry
-inputs only, the judges and references are not even mounted in the sandbox, and the
+inputs only, the judges and references are not in its view (:mod:`.view`), and the
 reference of an earlier step that an exercise builds on arrives on ``TASK`` only after
 this process has reported the student's own version of that step. A function whose
 evaluations are graded is the parent's: each evaluation is a request on ``RESULT``,

@@ -31,12 +31,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from .confine import cpu_seconds
 from .registry import CheckResult, Exercise, ExerciseResult, broken, draw_cases, exercise, judge
 
 __all__ = ["judges", "JUDGE_MEMORY_MB"]
 
 JUDGE_MEMORY_MB = 2048  # far above any honest judgement; a forged observation hits it
 _START_SECONDS = 60.0  # importing numpy and the grader, on a loaded machine
+_WALL = 3.0  # the wall clock's limit, in times the limit on CPU time
 
 
 def fresh_interpreter() -> list[str]:
@@ -88,13 +90,16 @@ class _Worker:
             return broken(ex, f"the grader could not judge what this submission reported: {why}")
 
     def _read_line(self, seconds: float) -> bytes:
+        """The judgement's line, within ``seconds`` of the process's CPU time (a busy
+        machine stretches the wall clock, not the work) and ``_WALL`` times that of the
+        wall clock (a judge never waits)."""
         assert self.process is not None and self.process.stdout is not None
-        fd, deadline = self.process.stdout.fileno(), time.monotonic() + seconds
+        fd, pid = self.process.stdout.fileno(), self.process.pid
+        cpu_end, wall_end = cpu_seconds([pid]) + seconds, time.monotonic() + _WALL * seconds
         while b"\n" not in self.buffer:
-            wait = deadline - time.monotonic()
-            if wait <= 0:
+            if cpu_seconds([pid]) > cpu_end or time.monotonic() > wall_end:
                 raise TimeoutError(f"judging took longer than {self.seconds:g} s")
-            ready, _, _ = select.select([fd], [], [], wait)
+            ready, _, _ = select.select([fd], [], [], 0.1)
             if ready:
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
