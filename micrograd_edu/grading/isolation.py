@@ -94,9 +94,17 @@ def _plain_env(home: str) -> dict[str, str]:
 
 
 def _nproc(uid: int, allowance: int) -> int | None:
-    """RLIMIT_NPROC counts every process of the uid on the host: the ones it runs already
+    """RLIMIT_NPROC counts every thread of the uid on the host: those it runs already,
     and the allowance. Root is never limited by it (the cgroup or the meter is then)."""
-    return None if uid == 0 else len(processes_of(uid)) + allowance
+    if uid == 0:
+        return None
+    threads = 0
+    for pid in processes_of(uid):
+        try:
+            threads += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return threads + allowance
 
 
 def start(
