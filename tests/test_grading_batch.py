@@ -251,7 +251,7 @@ def test_gradescope_bundle_holds_setup_run_and_the_package(tmp_path):
         assert "package/micrograd_edu/grading/child.py" in names
         run = zf.read("run_autograder").decode()
         assert "--chapter 01" in run and '"$root/results/results.json"' in run
-        assert "${AUTOGRADER_ROOT:-/autograder}" in run and "--isolation auto" in run
+        assert "${AUTOGRADER:-/autograder}" in run and "--isolation auto" in run
         assert zf.getinfo("run_autograder").external_attr >> 16 & 0o111
     with pytest.raises(KeyError, match="chapters with exercises"):
         bundle("42", tmp_path / "x.zip")

@@ -48,7 +48,7 @@ def _layout(root: Path, notebook: Path, tools: tuple[str, ...]) -> Path:
 
 
 def _run_autograder(root: Path) -> tuple[int, dict]:
-    env = {"AUTOGRADER_ROOT": str(root), "PATH": str(root / "bin")}  # nothing of ours
+    env = {"AUTOGRADER": str(root), "PATH": str(root / "bin")}  # nothing of ours
     script = root / "source" / "run_autograder"
     done = subprocess.run(
         ["bash", str(script)], cwd=root, env=env, capture_output=True, timeout=300

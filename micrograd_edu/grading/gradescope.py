@@ -30,7 +30,7 @@ python3 -m venv /autograder/venv
 RUN = """#!/usr/bin/env bash
 # Gradescope runs this for each submission, as root; it writes results/results.json.
 set -uo pipefail
-root="${{AUTOGRADER_ROOT:-/autograder}}"  # another folder only in the package's own tests
+root="${{AUTOGRADER:-/autograder}}"  # another folder only in the package's own tests
 cd "$root"  # python -m imports from the current folder first
 notebook=$(ls "$root"/submission/*.ipynb 2>/dev/null | head -n 1)
 # Each submission runs in bubblewrap where it can; Docker's seccomp profile usually forbids
