@@ -66,7 +66,7 @@ def main() -> None:
     )
     own = own_time()
     sandboxed = sandbox.available() is None
-    plain = batch_seconds(Limits(sandbox=False))
+    plain = batch_seconds(Limits(isolation="none"))
     per_plain = plain * WORKERS / SUBMISSIONS
     overhead = per_plain - own
     print(f"notebook's own run time      {own * 1000:8.1f} ms")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from micrograd_edu.course.cli import main
-from micrograd_edu.grading import sandbox
+from micrograd_edu.grading import view
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.stubbed import stub_source
 
@@ -54,7 +54,7 @@ def run_file(path, name):
     exec(compile(pathlib.Path(path).read_text(), str(path), "exec"), scope)
     return scope[name]
 
-attempt(lambda: run_file(root / "grading" / "references.py", "topological_order"))
+attempt(lambda: run_file(root / "grading" / "references" / "__init__.py", "topological_order"))
 attempt(lambda: run_file(root / "scalar" / "graph.py", "topological_order"))
 for cached in root.rglob("*.pyc"):
     def from_pyc(cached=cached):
@@ -319,7 +319,7 @@ def test_the_runners_import_nothing_the_sandbox_hides():
     hidden = [
         f"micrograd_edu.grading.{path.stem}"
         for path in (ROOT / "micrograd_edu" / "grading").glob("*.py")
-        if path.name not in sandbox.CHILD_MODULES
+        if path.name not in view.CHILD_MODULES
     ]
     runners = sorted(p.stem for p in (ROOT / "micrograd_edu/grading/runners").glob("chapter*.py"))
     code = f"""

@@ -217,7 +217,7 @@ def test_the_held_out_targets_never_reach_the_students_side(tmp_path):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SNOOPER)])
     path = tmp_path / "snooper.ipynb"
     nbformat.write(notebook, path)
-    limits = batch.Limits(timeout=60, sandbox=False)  # the split, not the sandbox, keeps them
+    limits = batch.Limits(timeout=60, isolation="none")  # the split, not the sandbox, keeps them
     row = batch.grade_submission(path, [exercise("09.train_model")], "any", limits)
     (result,) = row.results
     assert result.score == 0 and result.status == "failed", result
@@ -243,7 +243,7 @@ def test_a_closed_form_solver_scores_nothing_in_the_notebook_and_in_the_batch(tm
     source = "import numpy as np\n\ndef fit_linear(X, y):\n    return np.linalg.lstsq(X, y)[0]\n"
     path = tmp_path / "shortcut.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
-    limits = batch.Limits(timeout=60, sandbox=False)
+    limits = batch.Limits(timeout=60, isolation="none")
     row = batch.grade_submission(path, [exercise("09.fit_linear")], "any", limits)
     (result,) = row.results
     assert result.score == 0 and "numpy.linalg.lstsq is withheld" in result.checks[0].reason

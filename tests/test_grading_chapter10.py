@@ -250,7 +250,7 @@ def test_scikit_learn_cannot_answer_in_the_batch_grader(tmp_path):
     )
     path = tmp_path / "borrowed.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
-    limits = batch.Limits(timeout=60, sandbox=False)
+    limits = batch.Limits(timeout=60, isolation="none")
     row = batch.grade_submission(path, [exercise(CLASSIFIER)], "any", limits)
     (result,) = row.results
     assert result.score == 0

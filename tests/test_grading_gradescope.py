@@ -161,8 +161,10 @@ def test_a_judge_rewriting_submission_earns_nothing(sandboxed, autograder, tmp_p
 
 
 def test_the_judge_rewriting_attack_is_real_without_isolation(tmp_path):
-    """The control: graded with --no-sandbox in a folder of its own, the forged judge
-    answers (so the test above fails for the reason it names)."""
+    """The control: graded with --no-sandbox in a folder of its own, the submission does
+    write its forged judge where a judge started with the working folder on its path would
+    import it (so the test above fails for the reason it names); the judge, started with
+    ``python -I -S`` from the grader's own files, still does not take it."""
     from micrograd_edu.course.cli import main
 
     work = tmp_path / "work"
@@ -175,14 +177,10 @@ def test_the_judge_rewriting_attack_is_real_without_isolation(tmp_path):
         assert main([*args, "--gradescope", str(out)]) == 0
     finally:
         os.chdir(cwd)
-    assert json.loads(out.read_text())["score"] >= 100
+    assert (work / "micrograd_edu" / "grading" / "judging.py").exists()  # the attack ran
+    assert json.loads(out.read_text())["score"] == 0  # and earned nothing
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 26 class 7 (the sandbox engineer's): without bubblewrap, run_autograder "
-    "still grades with --no-sandbox instead of an unprivileged user and a fresh judge",
-)
 def test_without_bubblewrap_a_judge_rewriting_submission_still_earns_nothing(tmp_path):
     (tmp_path / "autograder").mkdir()
     root = _autograder(tmp_path / "autograder")

@@ -59,9 +59,10 @@ def _in_the_notebook(path: Path, number: str) -> dict:
         resources={"metadata": {"path": str(path.parent)}},
     )  # fmt: skip
     client.execute()
-    out = [o for o in nb.cells[-1].outputs if o.get("name") == "stdout"]
-    assert out, nb.cells[-1].outputs
-    return json.loads(out[-1]["text"].strip().splitlines()[-1])
+    # A busy kernel may split one print into several stream messages: join them.
+    out = "".join(o["text"] for o in nb.cells[-1].outputs if o.get("name") == "stdout")
+    assert out.strip(), nb.cells[-1].outputs
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def _chapter(path: Path) -> str:

@@ -1,7 +1,17 @@
-"""Hostile submissions against the sandbox (tests/fixtures/sandbox): each attack earns nothing
-for what it tried, leaves no process and no trace behind, and the batch completes with every
-honest row at full marks. Where bubblewrap cannot run these tests skip with the reason; under
-CI (``CI`` set) they fail instead."""
+"""Hostile submissions against the sandbox (tests/fixtures/sandbox), graded in one batch
+with chapter 01's solution beside them: each attack earns what it deserves, leaves no
+process and no trace behind, and the batch completes with every honest row at full
+marks; graded unsandboxed, the attacks take what they look for, so what stops them is
+the sandbox. The attacks: on the grader (reading the solutions, finding, killing or
+outliving the grader, the network, evaluating a served function uncounted), on what is
+withheld (issue 26, class 1: scikit-learn after taking the import blocker away, numpy's
+lstsq behind its stand-in, the rule table's derivatives on expressions, the package's
+Dual dividing for the student's; and
+``looks_around``, which answers an exercise only where it finds nothing: libraries,
+scikit-learn's digits, the grader's references, the host's paths in process 1's command
+line, class 8), and on the budget of the whole sandbox (class 6: its /tmp filled, 340
+processes, three of 450 MB). Where bubblewrap cannot run these tests skip with the
+reason; under CI (``CI`` set) they fail instead."""
 
 import csv
 import json
@@ -21,14 +31,37 @@ ATTACKS = ROOT / "tests" / "fixtures" / "sandbox"
 SOLUTION = ROOT / "solutions" / "01_numerical.ipynb"
 FULL = 11.0
 MARKER = b"micrograd-edu-daemon-marker"
-EXPECTED = {
+# Graded with limits of their own (test_grading_budget.py, test_grading_gradescope.py).
+APART = {"holds_the_worker.ipynb", "rewrites_the_judge.ipynb"}
+DESERVED = {
     "reads_the_solutions.ipynb": 0.0,  # stubs: the solutions are not on its disk
     "finds_the_grader.ipynb": 0.0,  # stubs: the grader's process is not in its /proc
     "kills_the_grader.ipynb": FULL,  # honest answers; the signals reach nothing
     "outlives_the_grader.ipynb": FULL,
     "phones_home.ipynb": FULL,
     "evaluates_f_uncounted.ipynb": FULL - 0.75,  # the grader counted 6n calls of f: not O(n)
-    "01_numerical.ipynb": FULL,
+    "unblocks_scikit_learn.ipynb": 3.0,  # its backward; no scikit-learn to classify with
+    "solves_through_numpy_internals.ipynb": 1.0,  # its mini-batches; lstsq raises in its file
+    "derives_from_the_rule_table.ipynb": 3.0,  # my_size, fold_constants; no derivative table
+    "borrows_the_package_dual.ipynb": 3.0,  # its Jacobian; the package's Dual cannot divide
+    "looks_around.ipynb": FULL,  # it found no library, data set, reference or host path
+    "fills_its_tmp.ipynb": FULL,  # its honest functions; the attack cell stopped (below)
+    "starts_340_processes.ipynb": FULL,
+    "three_hogs.ipynb": FULL,
+    "01_numerical.ipynb": FULL,  # the bystander
+}
+STOPPED_BY = {  # what each budget attack's row says stopped it
+    "fills_its_tmp.ipynb": "No space left on device",
+    "starts_340_processes.ipynb": "Resource temporarily unavailable",
+    "three_hogs.ipynb": "hogs held their memory",  # the kernel killed one of them
+}
+UNSANDBOXED = {  # the same attacks, graded with --no-sandbox
+    "reads_the_solutions.ipynb": FULL,
+    "finds_the_grader.ipynb": FULL,
+    "solves_through_numpy_internals.ipynb": 3.0,
+    "derives_from_the_rule_table.ipynb": 10.0,
+    "borrows_the_package_dual.ipynb": 8.0,
+    "looks_around.ipynb": 2.0,  # found all four (scikit-learn among the libraries)
 }
 
 
@@ -67,37 +100,51 @@ def _daemons() -> list[int]:
     return found
 
 
-def _grade(out: Path, *paths: Path, extra: tuple = ()) -> tuple[dict, dict]:
+def _grade(out: Path, paths: list[Path], *extra: str) -> tuple[dict, dict]:
     csv_path, json_path = out / "gradebook.csv", out / "results.json"
-    args = ["grade", *map(str, paths), "--chapter", "01", "--csv", str(csv_path)]
-    code = main([*args, "--gradescope", str(json_path), "--timeout", "3", *extra])
-    assert code == 0
+    # no --chapter: each notebook is graded on the chapter whose functions it defines
+    args = ["grade", *map(str, paths), "--csv", str(csv_path), "--workers", "2"]
+    assert main([*args, "--gradescope", str(json_path), "--timeout", "3", *extra]) == 0
     with open(csv_path, newline="") as f:
         rows = {row["submission"]: row for row in csv.DictReader(f)}
     return rows, json.loads(json_path.read_text())
 
 
-def test_attacks_earn_nothing_and_leave_nothing_behind(sandboxed, tmp_path):
+@pytest.fixture(scope="module")
+def graded(sandboxed, tmp_path_factory):
     heard, stop = _listen(47613)
+    attacks = sorted(p for p in ATTACKS.glob("*.ipynb") if p.name not in APART)
     try:
-        rows, results = _grade(tmp_path, ATTACKS, SOLUTION)
+        rows, results = _grade(tmp_path_factory.mktemp("sandboxed"), [*attacks, SOLUTION])
     finally:
         time.sleep(0.5)
         stop()
-    assert {name: float(row["score"]) for name, row in rows.items()} == EXPECTED
-    assert {row["sandboxed"] for row in rows.values()} == {"yes"}
-    assert all(r["extra_data"]["sandboxed"] for r in results.values())
+    return rows, results, heard
+
+
+def test_attacks_earn_what_they_deserve_and_bystanders_keep_full_marks(graded):
+    rows, results, _ = graded
+    assert {name: float(row["score"]) for name, row in rows.items()} == DESERVED
+    assert {row["sandboxed"] for row in rows.values()} == {"bubblewrap"}
+    assert all(r["extra_data"]["isolation"] == "bubblewrap" for r in results.values())
+
+
+def test_attacks_leave_nothing_behind(graded):
+    _, _, heard = graded
     assert heard == [], "a submission reached a server on the grader's machine"
     assert _daemons() == [], "a process started by a submission outlived grading"
 
 
+@pytest.mark.parametrize("name", sorted(STOPPED_BY))
+def test_the_budget_of_the_whole_sandbox_stopped_each_hog(graded, name):
+    rows, _, _ = graded
+    assert STOPPED_BY[name] in rows[name]["reason"], rows[name]["reason"]
+
+
 def test_the_attacks_are_real_without_the_sandbox(sandboxed, tmp_path):
-    # The same two notebooks, graded with --no-sandbox, take the answers they look for:
-    # what stops them above is the sandbox, not a quirk of the fixtures.
-    attacks = [ATTACKS / "reads_the_solutions.ipynb", ATTACKS / "finds_the_grader.ipynb"]
-    rows, results = _grade(tmp_path, *attacks, extra=("--no-sandbox",))
-    assert {float(row["score"]) for row in rows.values()} == {FULL}
-    assert {row["sandboxed"] for row in rows.values()} == {"no (--no-sandbox)"}
+    rows, results = _grade(tmp_path, [ATTACKS / name for name in UNSANDBOXED], "--no-sandbox")
+    assert {name: float(row["score"]) for name, row in rows.items()} == UNSANDBOXED
+    assert {row["sandboxed"] for row in rows.values()} == {"none (--no-sandbox)"}
     assert not any(r["extra_data"]["sandboxed"] for r in results.values())
     assert all("WITHOUT a sandbox" in r["output"] for r in results.values())
 

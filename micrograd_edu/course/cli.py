@@ -58,7 +58,7 @@ def _grade(args: argparse.Namespace) -> int:
     given = {"timeout": args.timeout, "memory_mb": args.memory}
     limits = Limits(
         **{name: value for name, value in given.items() if value is not None},
-        sandbox=not args.no_sandbox,
+        isolation="none" if args.no_sandbox else args.isolation,
         all_or_nothing=args.all_or_nothing,
     )
     interrupted = None
@@ -81,6 +81,10 @@ def _grade(args: argparse.Namespace) -> int:
         )
     except SandboxUnavailable as error:
         print(error, file=sys.stderr)
+        if args.gradescope:  # Gradescope shows this instead of a grade made unsandboxed
+            from ..grading.gradescope import not_graded
+
+            Path(args.gradescope).write_text(not_graded(str(error)), encoding="utf-8")
         return 2
     except Interrupted as stop:
         rows, interrupted = stop.rows, stop
@@ -315,7 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds for the cells, and per exercise (default: the in-notebook check's limit)",
     )
     grade.add_argument(
-        "--memory", type=int, help="MB per submission (default: the batch grader's limit)"
+        "--memory",
+        type=int,
+        help="MB for all of a submission's processes (default: the batch grader's limit)",
     )
     grade.add_argument("--seed", help="fix the secret seed (to reproduce a run)")
     grade.add_argument(
@@ -345,9 +351,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="an exercise's points only when all its checks pass (default: shared by check)",
     )
     grade.add_argument(
+        "--isolation",
+        choices=["bubblewrap", "user", "auto"],
+        default="bubblewrap",
+        help="how each submission is isolated: bubblewrap (default), an unprivileged user "
+        "(as root, where bubblewrap cannot run: Gradescope), or auto (the first that works)",
+    )
+    grade.add_argument(
         "--no-sandbox",
         action="store_true",
-        help="grade without bubblewrap where it cannot run (the gradebook records it)",
+        help="grade without isolation where none can run (the gradebook records it)",
     )
     grade.set_defaults(run=_grade)
 

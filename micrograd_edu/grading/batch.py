@@ -1,16 +1,16 @@
 """The authoritative grader: each submission in its own process, judged in this one.
 
-For each submission the parent draws the cases from a secret seed, starts a
-child (:mod:`.child`) with memory and file-size limits, hands it the code and
-the cases through a pipe, and reads back plain observations tagged with a
-fresh nonce. Only lines carrying that nonce count. The parent judges every
-observation against its oracles, so a cheating object, a patched ``check``, a
-printed "PASSED" or a forged file earns nothing.
+For each submission the parent draws the cases from a secret seed, starts a child
+(:mod:`.child`) isolated as :mod:`.isolation` says, within the submission's
+:class:`Limits`, hands it the code and the cases through a pipe, and reads back plain
+observations tagged with a fresh nonce. Only lines carrying that nonce count. The parent
+judges every observation against its oracles, so a cheating object, a patched ``check``,
+a printed "PASSED" or a forged file earns nothing.
 
-When the child dies or runs past its time limit, the cell or exercise it was
-in scores 0 with the reason, and a new child carries on without it: one
-broken exercise never costs the others. POSIX only (``resource``, process
-groups); on Windows grade inside WSL or on Gradescope.
+When the child dies or runs past its time limit, the cell or exercise it was in scores
+0 with the reason, and a new child carries on without it: one broken exercise never
+costs the others, and the submission's budget bounds them all. POSIX only
+(``resource``, process groups); on Windows grade inside WSL or on Gradescope.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import secrets
 import select
 import signal
 import subprocess
-import sys
 import tempfile
 import textwrap
 import threading
@@ -32,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import sandbox
+from . import isolation
 from .registry import Exercise, ExerciseResult, Served, broken, draw_cases, inputs, judge
 from .time_limit import EXERCISE_SECONDS
 
@@ -41,14 +40,31 @@ __all__ = ["Limits", "Row", "grade_submission", "require_posix", "stop_all", "re
 _MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
 _MAX_MESSAGE = 4 << 20  # bytes of one message (an observation) the parent will parse
 _STARTUP_SECONDS = 30.0  # allowance for the child to import Python and numpy, loaded machine
+_WALL, _BUDGET, _MIN_WALL = 2.0, 6.0, 10.0  # wall-clock limits: times the CPU limit, least
+_GRACE = 1.0  # CPU seconds past the limit before the parent kills: the child's alarm acts first
+_KILLS = 2  # kills for running past a limit (the child's alarm could not stop the code)
+_METER_SECONDS = 0.1  # how often the budget is measured where no cgroup holds it
 
 
 @dataclass(frozen=True)
 class Limits:
-    timeout: float = EXERCISE_SECONDS  # for the notebook's cells, and again for each exercise
+    """What one submission may use. ``timeout``: CPU seconds for the notebook's cells
+    together, and again for each exercise; ``wall``: seconds of the wall clock for them
+    (default: twice ``timeout``, at least 10 s: a busy machine stretches the wall
+    clock, so only code that waits reaches it); ``budget``: seconds of the wall clock for
+    the whole submission (default: six times ``timeout``, at least 10 s);
+    ``memory_mb``, ``processes``: for all of a submission's processes together (its
+    ``/tmp`` files count as memory); ``disk_mb``: its ``/tmp``; ``file_mb``: any one
+    file it writes; ``isolation``: see :mod:`.isolation`."""
+
+    timeout: float = EXERCISE_SECONDS
     memory_mb: int = 1024
     file_mb: int = 16
-    sandbox: bool = True  # run each child in bubblewrap (see .sandbox)
+    processes: int = 64
+    disk_mb: int = 64
+    wall: float | None = None
+    budget: float | None = None
+    isolation: str = "bubblewrap"
     all_or_nothing: bool = False  # an exercise's points only when every check passes
 
 
@@ -60,9 +76,14 @@ class Row:
     results: list[ExerciseResult]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    sandboxed: bool = True
+    isolation: str = isolation.BUBBLEWRAP  # how its processes were isolated
+
     student: str = ""  # whose: the roster's ID ("" for a file matched to nobody, or no roster)
     chapter: str = ""
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.isolation != isolation.NONE
 
     @property
     def score(self) -> float:
@@ -93,17 +114,8 @@ def require_posix() -> None:
         )
 
 
-@dataclass
-class _Attempt:
-    observed: dict[str, object] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # exercise id -> what escaped observe
-    cell_errors: dict[int, str] = field(default_factory=dict)
-    blame: tuple[str, object] | None = None  # ("cell", index) / ("exercise", id) / ("start", None)
-    why: str = ""
-
-
 # Every submission's process alive now, so that a second Ctrl-C can stop them all at once.
-_LIVE: set[subprocess.Popen] = set()
+_LIVE: set[isolation.Started] = set()
 _LIVE_LOCK = threading.Lock()
 _STOP = threading.Event()
 
@@ -112,12 +124,24 @@ def stop_all() -> None:
     """Stop every submission being graded now; none starts until :func:`resume`."""
     _STOP.set()
     with _LIVE_LOCK:
-        for process in list(_LIVE):
-            _kill(process, wait=False)
+        for child in list(_LIVE):
+            child.kill()
 
 
 def resume() -> None:
     _STOP.clear()
+
+
+@dataclass
+class _Attempt:
+    observed: dict[str, object] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # exercise id -> what escaped observe
+    cell_errors: dict[int, str] = field(default_factory=dict)
+    blame: tuple[str, object] | None = None  # ("cell", index) / ("exercise", id) / ("start", None)
+    why: str = ""
+    killed: bool = False  # for running past a limit: its own alarm did not stop it
+    completed: set[int] = field(default_factory=set)  # cells it ran to their end
+    seconds: float = 0.0  # from its first message to its end: the submission's time
 
 
 def grade_submission(
@@ -133,19 +157,23 @@ def grade_submission(
     own; without it, the judges run here. ``cells``: the notebook's code, already read
     (:mod:`.intake`); else the file is read here, as guardedly."""
     name = Path(path).name
+    how = isolation.choose(limits.isolation)
     if cells is None:
         try:
             cells = _read(path)
         except ValueError as error:
             why = str(error) if str(error).startswith(name) else f"{name}: {error}"
-            return Row(name, [broken(ex, why) for ex in exercises], [why], 0.0, limits.sandbox)
+            return Row(name, [broken(ex, why) for ex in exercises], [why], 0.0, how)
     started = time.perf_counter()  # the submission's own time: its budget starts here
     cases = {ex.id: draw_cases(ex, seed) for ex in exercises}
     groups = _groups(exercises)
     results: dict[str, ExerciseResult] = {}
     skip: set[int] = set()  # cells that stopped a child: later children skip them too
+    completed: set[int] = set()  # cells a child has been seen to run to their end
     notes: dict[int, str] = {}
-    budget = limits.timeout * (len(exercises) + 2 * len(groups))  # endless cells end too
+    # Counted from each process's first message, not its interpreter's start.
+    budget = limits.budget or max(_BUDGET * limits.timeout, _MIN_WALL)
+    spent, kills = 0.0, 0
     for k, group in enumerate(groups):
         group_notes: dict[int, str] = {}
         for _ in range(len(cells) + len(group) + 1):
@@ -156,12 +184,22 @@ def grade_submission(
                 for ex in pending:
                     results[ex.id] = broken(ex, "grading was stopped (Ctrl-C)")
                 break
-            if time.perf_counter() - started > budget:
+            if spent >= budget:
                 for ex in pending:
                     results[ex.id] = broken(ex, f"the submission used up its {budget:g} s in all")
                 break
-            attempt = _run(cells, skip, pending, cases, limits)
+            # Once its code has fought the time limits _KILLS times, a child runs only the
+            # cells seen to end before: each new cell that fights them would cost a limit.
+            unseen = set(range(len(cells))) - completed if kills >= _KILLS else set()
+            attempt = _run(cells, skip | unseen, pending, cases, limits, how, budget - spent)
+            spent, kills = spent + attempt.seconds, kills + attempt.killed
+            completed |= attempt.completed
             group_notes.update(attempt.cell_errors)
+            for index in sorted(unseen - skip):
+                if cells[index].strip():
+                    group_notes.setdefault(
+                        index, f"not run: the code fought the time limits {_KILLS} times"
+                    )
             for ex in pending:
                 if ex.id in attempt.errors:
                     results[ex.id] = broken(ex, attempt.errors[ex.id])
@@ -187,7 +225,7 @@ def grade_submission(
         notes.update(group_notes if k == 0 else {})
     row_notes = [f"code cell {i + 1}: {why}" for i, why in sorted(notes.items())]
     ordered = [results.get(ex.id) or broken(ex, "reported no result") for ex in exercises]
-    return Row(name, ordered, row_notes, time.perf_counter() - started, limits.sandbox)
+    return Row(name, ordered, row_notes, time.perf_counter() - started, how)
 
 
 def _read(path: str | Path) -> list[str]:
@@ -204,31 +242,23 @@ def _read(path: str | Path) -> list[str]:
 
 def _groups(exercises: Sequence[Exercise]) -> list[list[Exercise]]:
     """The exercises one child observes together: all but those graded alone
-    (``Exercise.alone``), then each of those in a child of its own."""
+    (``Exercise.alone``), then those in a child of their own, one per set of withheld
+    names (03's division and powers share one).
+
+    >>> from micrograd_edu.grading import chapter
+    >>> [[ex.id for ex in group] for group in _groups(chapter("03"))]
+    [['03.jacobian_forward'], ['03.dual_divide', '03.dual_power']]
+    """
     shared = [ex for ex in exercises if not ex.alone]
-    return ([shared] if shared else []) + [[ex] for ex in exercises if ex.alone]
+    apart: dict[frozenset[str], list[Exercise]] = {}
+    for ex in exercises:
+        if ex.alone:
+            apart.setdefault(frozenset(ex.withheld), []).append(ex)
+    return ([shared] if shared else []) + list(apart.values())
 
 
 def _find(exercises: Sequence[Exercise], exercise_id: object) -> Exercise:
     return next(ex for ex in exercises if ex.id == exercise_id)
-
-
-def _child_env(home: str) -> dict[str, str]:
-    package_root = str(_PACKAGE.parent)
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": home,
-        "PYTHONPATH": package_root,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "MPLBACKEND": "Agg",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "LANG": "C.UTF-8",
-    }
-
-
-_PACKAGE = Path(__file__).resolve().parents[1]  # micrograd_edu/
 
 
 def _run(
@@ -237,8 +267,11 @@ def _run(
     pending: list[Exercise],
     cases: dict[str, list],
     limits: Limits,
+    how: str,
+    seconds_left: float,
 ) -> _Attempt:
-    """One child process: run the cells, observe the pending exercises."""
+    """One child process: run the cells, observe the pending exercises, within
+    ``seconds_left`` of the submission's budget."""
     nonce = secrets.token_hex(16)
     task = {
         "nonce": nonce,
@@ -247,45 +280,36 @@ def _run(
         "exercises": [_spec(ex, cases[ex.id]) for ex in pending],
         "memory_mb": limits.memory_mb,
         "file_mb": limits.file_mb,
+        "seconds": limits.timeout,
+        "wall": _wall(limits),
     }
     withheld = frozenset(name for ex in pending for name in ex.withheld)
     task_read, task_write = os.pipe()
     result_read, result_write = os.pipe()
     with tempfile.TemporaryDirectory(prefix="micrograd-grade-", ignore_cleanup_errors=True) as home:
         try:
-            argv = [
-                sys.executable,
-                "-m",
-                "micrograd_edu.grading.child",
-                str(task_read),
-                str(result_write),
-            ]
-            process = subprocess.Popen(
-                sandbox.command(argv, _PACKAGE, withheld) if limits.sandbox else argv,
-                pass_fds=(task_read, result_write),
-                cwd=home,
-                env=_child_env(home),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
+            child = isolation.start(how, withheld, (task_read, result_write), home, limits)
+            with _LIVE_LOCK:
+                _LIVE.add(child)
         finally:
             os.close(task_read)
             os.close(result_write)
-        with _LIVE_LOCK:
-            _LIVE.add(process)
         try:
-            _send(task_write, task)
+            _send(task_write, {**task, "processes": child.processes})
             os.set_blocking(task_write, False)  # a reply the child never reads is dropped
             answers = _Answers(pending, cases, task_write)
-            return _watch(process, result_read, nonce, len(pending), limits.timeout, answers)
+            clock = _Clock(limits.timeout, _wall(limits), len(pending), seconds_left, child.cpu)
+            attempt = _watch(child.process, result_read, nonce, clock, answers, child.budget.over)
+            over = child.budget.exceeded()
+            if over and attempt.blame is not None:
+                attempt.why = over
+            return attempt
         finally:
             os.close(result_read)
             os.close(task_write)
-            _kill(process)
             with _LIVE_LOCK:
-                _LIVE.discard(process)
+                _LIVE.discard(child)
+            child.close()
 
 
 def _spec(ex: Exercise, cases: list) -> dict[str, Any]:
@@ -371,65 +395,135 @@ class _Answers:
         return served.counted(observed) if served else observed
 
 
+def _wall(limits: Limits) -> float:
+    return limits.wall or max(_WALL * limits.timeout, _MIN_WALL)
+
+
+@dataclass
+class _Clock:
+    """A child's limits. The cells together, then each exercise, get ``timeout`` seconds
+    of CPU time and ``wall`` seconds of the wall clock, which the child's own alarms
+    enforce; the parent kills code that runs on past them (it caught or blocked the
+    alarms), measuring its CPU time and the wall clock, with a grace. Every phase ends
+    within ``left`` seconds of the submission's budget. The clock starts with the child's
+    first message, once its interpreter has started (on a loaded machine that alone can
+    take longer than a short timeout)."""
+
+    timeout: float
+    wall: float
+    exercises: int
+    left: float
+    cpu: Callable[[], float]
+    started: float = 0.0
+    phase_end: float = 0.0
+    phase_cpu: float = 0.0
+    end: float = 0.0
+
+    def start(self) -> None:
+        self.started = time.monotonic()
+        self.end = self.started + self.left
+        self.next_phase()
+
+    def next_phase(self) -> None:
+        grace = min(_GRACE, self.timeout)
+        self.phase_end = time.monotonic() + self.wall + grace
+        self.phase_cpu = self.cpu() + self.timeout + grace
+
+    def over(self) -> str:
+        """Why the current phase must end now, or ""."""
+        now = time.monotonic()
+        if self.cpu() > self.phase_cpu:
+            return (
+                f"ran past the {self.timeout:g} s time limit (and kept running: it caught or "
+                "blocked the limit's alarm)"
+            )
+        if now >= self.end and self.end < self.phase_end:
+            return "ran past what was left of the submission's time in all"
+        if now >= self.phase_end:
+            return (
+                f"ran past the {self.wall:g} s wall-clock limit (and kept waiting: it caught "
+                "or blocked the limit's alarm)"
+            )
+        return ""
+
+    def spent(self) -> float:
+        return time.monotonic() - self.started if self.started else 0.0
+
+
 def _watch(
     process: subprocess.Popen,
     fd: int,
     nonce: str,
-    n: int,
-    timeout: float,
+    clock: _Clock,
     answers: _Answers,
+    over: Callable[[], str | None],
 ) -> _Attempt:
     attempt = _Attempt()
     phase: tuple[str, object] = ("start", None)
-    # The clock for the submission starts once the child has started (Python and numpy
-    # imported): on a loaded machine that alone can take longer than a short timeout.
-    deadline = hard_deadline = time.monotonic() + max(timeout, _STARTUP_SECONDS)
-    buffer, received, done = b"", 0, False
-    while not done:
-        wait = min(deadline, hard_deadline) - time.monotonic()
-        if wait <= 0:
-            attempt.blame, attempt.why = phase, f"ran past the {timeout:g} s time limit"
-            if phase[0] == "start":
+    startup_end = time.monotonic() + max(clock.timeout, _STARTUP_SECONDS)
+    buffer, received, done, measured = b"", 0, False, 0.0
+    try:
+        while not done:
+            if not clock.started and time.monotonic() > startup_end:
+                attempt.blame = phase
                 attempt.why = f"the grader's process did not start within {_STARTUP_SECONDS:g} s"
-            return attempt
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            continue
-        chunk = os.read(fd, 1 << 16)
-        received += len(chunk)
-        if not chunk or received > _MAX_OUTPUT:
-            break
-        *lines, buffer = (buffer + chunk).split(b"\n")
-        for line in lines:
-            message = _parse(line, nonce)
-            if message is None:
-                continue  # not from this run's harness: ignored
-            event = message.get("event")
+                return attempt
+            now = time.monotonic()
+            if now >= measured + _METER_SECONDS:  # measured a few times a second, not per line
+                measured = now
+                why = clock.over() if clock.started else ""
+                if why:
+                    attempt.blame, attempt.killed, attempt.why = phase, True, why
+                    return attempt
+                why = over()
+                if why:
+                    attempt.blame, attempt.why = phase, why
+                    return attempt
+            ready, _, _ = select.select([fd], [], [], _METER_SECONDS)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            received += len(chunk)
+            if not chunk or received > _MAX_OUTPUT:
+                break
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            for line in lines:
+                message = _parse(line, nonce)
+                if message is None:
+                    continue  # not from this run's harness: ignored
+                event = message.get("event")
+                if phase[0] == "start":
+                    clock.start()
+                    phase = ("cells", None)
+                if phase[0] == "cell" and event in ("cell", "exercise", "done"):
+                    attempt.completed.add(phase[1])
+                if event == "cell":
+                    phase = ("cell", message.get("index"))
+                elif event == "cell_error":
+                    attempt.cell_errors[message.get("index")] = str(message.get("error"))[:300]
+                elif event == "exercise":
+                    phase = ("exercise", message.get("id"))
+                    clock.next_phase()
+                elif event == "requires":
+                    answers.requires(message.get("id"), attempt)
+                elif event == "ask":
+                    answers.ask(message, phase[1] if phase[0] == "exercise" else None)
+                elif event == "observed":
+                    observed = answers.observed(message.get("id"), message.get("observed"))
+                    attempt.observed.setdefault(message.get("id"), observed)
+                elif event == "exercise_error":
+                    error = str(message.get("error"))
+                    why = error if message.get("limit") is True else f"raised {error}"
+                    attempt.errors.setdefault(message.get("id"), why[:300])
+                elif event == "done":
+                    done = True
+        if not done:
+            attempt.blame, attempt.why = phase, _ended(process, received > _MAX_OUTPUT)
             if phase[0] == "start":
-                now = time.monotonic()
-                deadline, hard_deadline = now + timeout, now + timeout * (n + 1)
-            if event == "cell":
-                phase = ("cell", message.get("index"))
-            elif event == "cell_error":
-                attempt.cell_errors[message.get("index")] = str(message.get("error"))[:300]
-            elif event == "exercise":
-                phase, deadline = ("exercise", message.get("id")), time.monotonic() + timeout
-            elif event == "requires":
-                answers.requires(message.get("id"), attempt)
-            elif event == "ask":
-                answers.ask(message, phase[1] if phase[0] == "exercise" else None)
-            elif event == "observed":
-                observed = answers.observed(message.get("id"), message.get("observed"))
-                attempt.observed.setdefault(message.get("id"), observed)
-            elif event == "exercise_error":
-                attempt.errors.setdefault(message.get("id"), f"raised {message.get('error')}"[:300])
-            elif event == "done":
-                done = True
-    if not done:
-        attempt.blame, attempt.why = phase, _ended(process, received > _MAX_OUTPUT)
-        if phase[0] == "start":
-            attempt.why = f"the grader could not start a process for it ({attempt.why})"
-    return attempt
+                attempt.why = f"the grader could not start a process for it ({attempt.why})"
+        return attempt
+    finally:
+        attempt.seconds = clock.spent()
 
 
 def _parse(line: bytes, nonce: str) -> dict | None:
@@ -461,12 +555,3 @@ def _ended(process: subprocess.Popen, flooded: bool) -> str:
         hint = " (out of memory?)" if name in ("SIGKILL", "SIGSEGV", "SIGABRT") else ""
         return f"the process was killed by {name}{hint}"
     return f"the process ended with exit code {code} (os._exit or a crash)"
-
-
-def _kill(process: subprocess.Popen, wait: bool = True) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # the whole group: no grandchild survives
-    except (ProcessLookupError, PermissionError):
-        pass
-    if wait:
-        process.wait()

@@ -15,10 +15,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from ..scalar.numerical import central_difference as central_quotient
 from .plain import as_float, close, describe
-from .references import central_quotient
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter01 import _function, _run_halving, _run_quotient
+from .steps import reference_steps
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
@@ -445,7 +446,7 @@ RICHARDSON = register(
             ),
             _order_check("extrapolated_difference", ("exp", "sinh"), 0.2, 16),
         ),
-        requires={"central_difference": central_quotient},
+        requires=reference_steps(central_difference="central_quotient"),
         withheld=WITHHELD,
         answers=("4 * central_difference(f, x, h / 2) - central_difference(f, x, h)", ") / 3"),
     )

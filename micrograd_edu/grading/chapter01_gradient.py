@@ -16,10 +16,10 @@ from typing import Any
 
 from .chapter01 import SECOND_DERIVATIVES, WITHHELD, number_in
 from .plain import as_float, as_floats, close, describe
-from .references import central_quotient
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter01 import SMOOTH
 from .runners.chapter01_gradient import _run_gradient, _run_step
+from .steps import reference_steps
 
 # --- the gradient ------------------------------------------------------------
 
@@ -246,7 +246,7 @@ GRADIENT = register(
                 serve=_evaluate,
             ),
         ),
-        requires={"central_difference": central_quotient},
+        requires=reference_steps(central_difference="central_quotient"),
         withheld=WITHHELD,
         answers=("moved[i] = t", "list(point)", "central_difference(along, xi, h)"),
     )

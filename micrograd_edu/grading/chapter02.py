@@ -20,9 +20,9 @@ from typing import Any
 
 from ..scalar.numerical import central_difference
 from .plain import close, describe
-from .references import quotient_reference
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule, _run_size, build
+from .steps import reference_steps
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = (
@@ -30,6 +30,9 @@ WITHHELD = (
     "micrograd_edu.scalar.symbolic.simplify",
     "micrograd_edu.scalar.symbolic.size",
     "micrograd_edu.grading.references.quotient_reference",
+    # The rule table's derivatives, which the symbolic namespace turns into expressions
+    # (the quotient and power rules, and a whole differentiator): absent from the child.
+    "micrograd_edu.rules._rule(*partials)",
 )
 
 # The grader's own arithmetic: one entry per operation it can evaluate.
@@ -556,7 +559,7 @@ DIFF = register(
             # sums and products only: a mistake in the other rules does not show here
             _diff_check("other symbols are constants", ("add", "sub", "mul", "neg"), ("x", "y")),
         ),
-        requires={"quotient_rule": quotient_reference},
+        requires=reference_steps(quotient_rule="quotient_reference"),
         withheld=WITHHELD,
         answers=(
             "a[1] * a[0] ** (a[1] - 1) * da[0]",

@@ -15,9 +15,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from ..scalar.graph import topological_order as _order
 from ..scalar.numerical import gradient
 from .plain import as_float, as_floats, close, describe, too_long
-from .references import backward_reference, topological_order
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter04 import (
     Graph,
@@ -32,6 +32,7 @@ from .runners.chapter04 import (
     _run_train,
     _run_unary,
 )
+from .steps import reference_steps
 
 _UNARY = ("sin", "tanh", "cos")
 
@@ -747,7 +748,7 @@ def _simulate(case: Case, order: str = "reversed", reset: str = "inner") -> list
     leaf, inner = case.get("before", (0.0, 0.0))
     for node in nodes:
         node.grad = inner if node.parents else leaf
-    walk = topological_order(nodes[-1])
+    walk = _order(nodes[-1])
     for _ in range(case.get("calls", 1)):
         for node in walk:
             if reset == "all" or (reset == "inner" and node.parents):
@@ -883,7 +884,7 @@ BACKWARD = register(
                 mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
             ),
         ),
-        requires={"topological_order": topological_order},
+        requires=reference_steps(topological_order="topological_order"),
         answers=("reversed(topological_order(root))", "reversed(order)", "node.grad = 0"),
     )
 )
@@ -1025,7 +1026,9 @@ TRAIN = register(
                 same_cases_as="trained with MyValue",
             ),
         ),
-        requires={"backward": backward_reference, "topological_order": topological_order},
+        requires=reference_steps(
+            backward="backward_reference", topological_order="topological_order"
+        ),
         answers=("p.data -= lr * p.grad", "p.data - lr * p.grad", ".tanh() for"),
     )
 )

@@ -18,10 +18,10 @@ import numpy as np
 
 from ..scalar.numerical import jacobian
 from .plain import as_floats, close, describe
-from .references import jacobian_cost
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter05 import FUNCTIONS, _run_choice, _run_cost, _run_vjp
 from .runners.served import draw_scales, scaled, secret_scales
+from .steps import reference_steps
 
 # --- 05.jacobian_cost ------------------------------------------------------------
 
@@ -39,7 +39,7 @@ def _judge_cost(which: int) -> Callable[[Case, dict], str | None]:
         if cost is None:
             return f"returned {describe(seen.get('cost'))}; expected (forward, reverse)"
         n, m, ops = case["n"], case["m"], case["ops"]
-        want = jacobian_cost(n, m, ops)[which]
+        want = (n * ops, (1 + m) * ops)[which]  # a pass per input; one forward, a sweep per output
         if cost[which] == want:
             return None
         mode = ("forward", "reverse")[which]
@@ -215,7 +215,7 @@ CHOOSE_MODE = register(
                 ),
             ),
         ),
-        requires={"jacobian_cost": jacobian_cost},
+        requires=reference_steps(jacobian_cost="jacobian_cost"),
         answers=("forward < reverse", "n < 1 + m"),
     )
 )

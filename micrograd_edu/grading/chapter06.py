@@ -14,9 +14,9 @@ import random
 import numpy as np
 
 from .arrays import compare, numerical_gradients, random_matrix, same
-from .references import unbroadcast_reference
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter06 import _run_matmul, _run_quadratic, _run_unbroadcast
+from .steps import reference_steps
 
 # The package's own answers to chapters 06 and 07 (an engine that differentiates for
 # the student, the oracles' differences); the batch grader withholds them.
@@ -359,7 +359,7 @@ MATMUL = register(
                 mistakes=_MATMUL_MISTAKES,
             ),
         ),
-        requires={"unbroadcast": unbroadcast_reference},
+        requires=reference_steps(unbroadcast="unbroadcast_reference"),
         answers=(
             "dC2 @ np.swapaxes(B2, -1, -2)",
             "np.swapaxes(A2, -1, -2) @ dC2",

@@ -19,9 +19,9 @@ import numpy as np
 
 from .arrays import compare, numerical_gradients, random_matrix, same, shape_name
 from .chapter06 import WITHHELD
-from .references import matmul_backward_reference, unbroadcast_reference
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter06_engine import _EXPRESSIONS, _params, _run_expression
+from .steps import reference_steps
 
 _ENGINE_WITHHELD = (
     *WITHHELD,
@@ -30,7 +30,7 @@ _ENGINE_WITHHELD = (
     "scipy",
     "torch",
 )
-_UNBROADCAST = {"unbroadcast": unbroadcast_reference}
+_UNBROADCAST = reference_steps(unbroadcast="unbroadcast_reference")
 
 
 class _Array:
@@ -651,7 +651,9 @@ MY_MATMUL = register(
             ("a numpy array on the right", ["array"]),
             ("the same tensor on both sides", ["self"]),
         ),
-        requires={"matmul_backward": matmul_backward_reference, **_UNBROADCAST},
+        requires=reference_steps(
+            matmul_backward="matmul_backward_reference", unbroadcast="unbroadcast_reference"
+        ),
         answers=("matmul_backward(self.data, other.data, out.grad)",),
         withheld=_ENGINE_WITHHELD,
     )

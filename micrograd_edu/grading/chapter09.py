@@ -15,9 +15,9 @@ import numpy as np
 
 from ..course.data import piecewise_truth
 from .plain import as_floats, describe
-from .references import minibatch_indices
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter09 import _features, _run_batches, _run_linear, _run_retrain, _run_train
+from .steps import reference_steps
 
 # --- 1. minibatch_indices -----------------------------------------------------
 
@@ -410,7 +410,7 @@ TRAIN_MODEL = register(
                 same_cases_as="held-out MSE within target on another function",
             ),
         ),
-        requires={"minibatch_indices": minibatch_indices},
+        requires=reference_steps(minibatch_indices="minibatch_indices"),
         withheld=("micrograd_edu.course.data.Batches",),
         answers=("lr=5e-3", "opt.lr = 5e-4", "nn.Linear(width, width"),
     )

@@ -1,11 +1,13 @@
 """The process a submission runs in (``python -m micrograd_edu.grading.child TASK RESULT``).
 
 It reads its task (the notebook's code, each exercise's runners and cases, a nonce)
-as one line from the pipe ``TASK``, limits its own memory and file sizes, runs the
-cells in a fresh namespace, then *observes* the student's functions: each runner
+as one line from the pipe ``TASK``, sets its per-process limits (the budget of all its
+processes together is the parent's), runs the cells in a fresh namespace, each stopped
+by its own alarm when the cells' time is up, then *observes* the student's functions,
+each exercise within its own time: each runner
 (:mod:`.runners`) on its cases, writing each observation, as JSON lines tagged with the
 nonce, to the pipe ``RESULT``. It judges nothing and knows no answer: the cases carry
-inputs only, the judges and references are not even mounted in the sandbox, and the
+inputs only, the judges and references are not in its view (:mod:`.view`), and the
 reference of an earlier step that an exercise builds on arrives on ``TASK`` only after
 this process has reported the student's own version of that step. A function whose
 evaluations are graded is the parent's: each evaluation is a request on ``RESULT``,
@@ -15,15 +17,21 @@ answered on ``TASK`` and counted by the parent.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib
 import json
 import os
 import sys
+import time
 import types
+from collections.abc import Iterator
 from typing import Any
 
 
-def _limit(memory_mb: int, file_mb: int) -> None:
+def _limit(memory_mb: int, file_mb: int, processes: int | None) -> None:
+    """Per-process limits: memory, file size, no core files, and (where the parent says
+    how many the uid may run in all) processes. The budget for all of the submission's
+    processes together is the parent's (a cgroup, or its meter)."""
     import resource  # POSIX only: the parent refuses to run elsewhere
 
     for name, megabytes in (("RLIMIT_AS", memory_mb), ("RLIMIT_FSIZE", file_mb)):
@@ -34,12 +42,20 @@ def _limit(memory_mb: int, file_mb: int) -> None:
             except (ValueError, OSError):  # macOS does not enforce RLIMIT_AS
                 pass
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if os.path.isdir("/proc"):  # Linux: room for a few children, not a fork bomb
-        processes = len(os.listdir("/proc")) + 256  # counts per user, so above all of them
+    if processes is not None and hasattr(resource, "RLIMIT_NPROC"):
         try:
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         except (ValueError, OSError):
             pass
+
+
+@contextlib.contextmanager
+def limited(cpu: float, wall: float) -> Iterator[None]:
+    """``cpu`` seconds of CPU time and ``wall`` seconds of the wall clock for the body."""
+    from .time_limit import time_limit
+
+    with time_limit(wall), time_limit(cpu, cpu=True):
+        yield
 
 
 def _describe(error: BaseException) -> str:
@@ -77,7 +93,7 @@ def _references(item: dict[str, Any], send: Any, task: Any) -> dict[str, Any]:
 def main(task_fd: int, result_fd: int) -> None:
     task_pipe = os.fdopen(task_fd, "rb")
     task = json.loads(task_pipe.readline())
-    _limit(task["memory_mb"], task["file_mb"])
+    _limit(task["memory_mb"], task["file_mb"], task["processes"])
     nonce, dumps, write = task.pop("nonce"), json.dumps, os.write
 
     def send(**message: Any) -> None:
@@ -88,6 +104,7 @@ def main(task_fd: int, result_fd: int) -> None:
     from . import feedback
     from .notebook import Shell
     from .registry import run_checks
+    from .time_limit import TimeLimitExceeded
     from .withhold import withholding
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here
@@ -104,12 +121,26 @@ def main(task_fd: int, result_fd: int) -> None:
     shell = Shell(namespace)
     namespace["get_ipython"] = lambda: shell  # what IPython's transformed lines call
     skip = set(task["skip_cells"])
+    # The cells together get the time limit in CPU seconds, and a limit on the
+    # wall clock, stopped here by alarms (the parent kills the process only if the code
+    # keeps running past them): an endless loop costs its cell, and a busy machine, which
+    # stretches the wall clock, does not turn honest work into a timeout.
+    seconds, wall = task["seconds"], task["wall"]
+    cpu_end, wall_end = time.process_time() + seconds, time.monotonic() + wall
     for index, code in enumerate(task["cells"]):
         if index in skip or not code.strip():
             continue
         send(event="cell", index=index)
+        left = min(cpu_end - time.process_time(), wall_end - time.monotonic())
+        if left <= 0:
+            send(event="cell_error", index=index, error=f"not run: the cells used up {seconds:g} s")
+            continue
         try:
-            exec(compile(code, f"<code cell {index + 1}>", "exec"), namespace)
+            with limited(cpu_end - time.process_time(), wall_end - time.monotonic()):
+                exec(compile(code, f"<code cell {index + 1}>", "exec"), namespace)
+        except TimeLimitExceeded:
+            cpu_end = 0.0  # used up: the cells after it are not run
+            send(event="cell_error", index=index, error=f"ran past the {seconds:g} s time limit")
         except BaseException as error:  # sys.exit() too: Jupyter carries on after it
             send(event="cell_error", index=index, error=_describe(error))
     for item in task["exercises"]:
@@ -120,10 +151,14 @@ def main(task_fd: int, result_fd: int) -> None:
             return _reply(task_pipe)["answer"]
 
         try:
-            runs = [_runner(entry) for entry in item["runs"]]
-            requires = _references(item, send, task_pipe) if item["requires"] else {}
-            cases = item["cases"]
-            observed = run_checks(item["names"], runs, namespace, cases, requires, ask)
+            with limited(seconds, wall):
+                runs = [_runner(entry) for entry in item["runs"]]
+                requires = _references(item, send, task_pipe) if item["requires"] else {}
+                cases = item["cases"]
+                observed = run_checks(item["names"], runs, namespace, cases, requires, ask)
+        except TimeLimitExceeded:
+            why = f"ran past the {seconds:g} s time limit"
+            send(event="exercise_error", id=item["id"], error=why, limit=True)
         except BaseException as error:
             send(event="exercise_error", id=item["id"], error=_describe(error))
         else:

@@ -21,12 +21,12 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import batch, sandbox
+from . import batch, isolation
 from .batch import Limits, Row, grade_submission, require_posix
 from .intake import Document, Reader, documents, printable
 from .judging import judges
@@ -35,6 +35,7 @@ from .lms import Exports, handed_in, late_marked
 from .record import Gradebook, key, merge, now, safe_cell, totals, version, write, written_points
 from .registry import EXERCISES, Exercise, broken, chapter
 from .roster import Roster, Student
+from .steps import require_references
 
 __all__ = ["grade_all", "Plan", "Interrupted", "progress_bar", "chapter_counts"]
 
@@ -232,10 +233,10 @@ def _newest(plans: list[Plan]) -> list[Plan]:
     return [p for p in plans if id(p) not in dropped]
 
 
-def _result_row(p: Plan, row: Row | None, sandboxed: bool) -> Row:
+def _result_row(p: Plan, row: Row | None, isolated: str) -> Row:
     if row is None:  # not graded: its exercises score 0 with the reason
         results = [broken(ex, p.error) for ex in p.exercises]
-        row = Row(p.document.name, results, [p.error, *p.notes], 0.0, sandboxed)
+        row = Row(p.document.name, results, [p.error, *p.notes], 0.0, isolated)
     else:
         row.notes[:0] = p.notes
     row.submission, row.chapter = p.document.name, p.chapter or ""
@@ -351,10 +352,8 @@ def grade_all(
     ``visibility``: Gradescope's (pattern, level) rules for the tests."""
     require_posix()
     limits = limits or Limits()
-    if limits.sandbox:
-        why = sandbox.available()
-        if why:
-            raise sandbox.SandboxUnavailable(f"grade: cannot sandbox submissions: {why}")
+    limits = replace(limits, isolation=isolation.choose(limits.isolation))
+    require_references()
     run_id = secrets.token_hex(4)
     seed = seed if seed is not None else secrets.token_hex(16)  # never seen by a notebook
     backed: set[Path] = set()  # the files this run has kept a backup of
@@ -374,7 +373,7 @@ def grade_all(
         "version": version(),
         "seed": seed,
         "run": run_id,
-        "sandboxed": "yes" if limits.sandbox else "no (--no-sandbox)",
+        "sandboxed": limits.isolation,
         "regraded": "",
     }
     rows: dict[int, Row] = {}
@@ -383,7 +382,7 @@ def grade_all(
     def finish(i: int, row: Row | None) -> None:
         p = plans[i]
         with lock:
-            rows[i] = _result_row(p, row, limits.sandbox)
+            rows[i] = _result_row(p, row, limits.isolation)
             if book is not None:  # a file of no chapter too: its row says why
                 records = _records(p, rows[i], run, per_check)
                 book.update(lambda old: _fold(old, records, only, rows[i].notes.append))
@@ -439,8 +438,9 @@ def _run_all(
             while waiting:
                 done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
-                    finish(futures[future], _outcome(future, plans[futures[future]]))
-                    written.add(futures[future])
+                    i = futures[future]
+                    finish(i, _outcome(future, plans[i], limits.isolation))
+                    written.add(i)
                     if progress:
                         progress(len(written), len(to_grade))
 
@@ -464,12 +464,12 @@ def _run_all(
     return []
 
 
-def _outcome(future: Future, p: Plan) -> Row:
+def _outcome(future: Future, p: Plan, isolated: str) -> Row:
     try:
         return future.result()
     except Exception as error:  # a fault in the grader itself must not lose the batch
         why = f"the grader failed on this file: {error!r}"
-        return Row(p.document.name, [broken(ex, why) for ex in p.exercises], [why], 0.0)
+        return Row(p.document.name, [broken(ex, why) for ex in p.exercises], [why], 0.0, isolated)
 
 
 def progress_bar(done: int, total: int) -> None:

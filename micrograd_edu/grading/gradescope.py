@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import isolation
 from .feedback import describe
 from .intake import Document
 from .record import version
@@ -39,6 +40,7 @@ from .registry import ExerciseResult, chapter
 __all__ = [
     "bundle",
     "gradescope_results",
+    "not_graded",
     "results_file",
     "check_scores",
     "level",
@@ -117,15 +119,28 @@ def gradescope_results(row: Any, run: str, rules: Rules = ()) -> dict[str, Any]:
     summary = f"graded {row.submission}: {row.score:g}/{row.max_score:g} points (grader run {run})"
     if not row.sandboxed:
         summary += "; graded WITHOUT a sandbox (--no-sandbox)"
+    elif row.isolation != isolation.BUBBLEWRAP:
+        summary += f"; isolated as an {row.isolation}"
+    extra = {"sandboxed": row.sandboxed, "isolation": row.isolation, "run": run}
     return {
         "score": row.score,
         "execution_time": round(row.seconds, 3),
         "output": "\n".join([summary, *row.notes]),
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "extra_data": {"sandboxed": row.sandboxed, "run": run, "version": version()},
+        "extra_data": {**extra, "version": version()},
         "tests": _tests(row, rules),
     }
+
+
+def not_graded(why: str) -> str:
+    """Gradescope's ``results.json`` for a submission the grader refused to run."""
+    output = (
+        f"NOT GRADED: {why}. Nothing of this submission was run; the instructor will regrade it."
+    )
+    result = {"score": 0.0, "execution_time": 0.0, "output": output, "tests": []}
+    result["extra_data"] = {"graded": False}
+    return json.dumps(result, indent=1) + "\n"
 
 
 def results_file(rows: Sequence[Any], run: str, rules: Rules = ()) -> str:
@@ -167,7 +182,8 @@ set -euo pipefail
 root=${AUTOGRADER:-/autograder}
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq python3 python3-pip python3-venv bubblewrap ca-certificates >/dev/null
+apt-get install -y -qq python3 python3-pip python3-venv bubblewrap util-linux \\
+    ca-certificates >/dev/null
 python=""
 for candidate in python3.13 python3.12 python3.11 python3; do
     if command -v "$candidate" >/dev/null 2>&1 &&
@@ -186,30 +202,34 @@ fi
 echo "setup.sh: the grader runs on $("$python" --version) ($python)"
 "$python" -m venv "$root/venv"
 "$root/venv/bin/python" -m pip install --quiet --upgrade pip
-# scikit-learn: chapter 10's grader draws its cases from the handwritten digits
-"$root/venv/bin/python" -m pip install --quiet "$root/source/package" scikit-learn
+# Editable: the grader's references (grading/references) are left out of a built wheel.
+# scikit-learn: chapter 10's grader draws its cases from the handwritten digits.
+"$root/venv/bin/python" -m pip install --quiet -e "$root/source/package" scikit-learn
 """
 
 RUN = """#!/usr/bin/env bash
-# Gradescope runs this for each submission; it writes /autograder/results/results.json.
+# Gradescope runs this for each submission, as root; it writes results/results.json.
 set -uo pipefail
-root=${{AUTOGRADER:-/autograder}}
-# Each submission runs in bubblewrap; an image that forbids user namespaces says so here
-# and relies on Gradescope's own container (results.json records it).
-sandbox=""
-if ! "$root/venv/bin/python" -m micrograd_edu.grading.sandbox; then
-    sandbox="--no-sandbox"
-fi
+root="${{AUTOGRADER:-/autograder}}"  # another folder only in the package's own tests
+cd "$root"  # python -m imports from the current folder first
+# Each submission runs in bubblewrap where it can; Docker's seccomp profile usually forbids
+# it, and then it runs as an unprivileged user, which must neither read the grader's judges,
+# references and libraries nor write anything the grader loads: close their folders.
+chmod go-rwx "$root/source" "$root/venv"
+# Never unsandboxed: with neither, grade writes a results.json saying why it did not grade.
 # The whole submission: the chapter's notebook is found among several files or in a zip,
 # and results.json says which file was graded (or why none could be: nothing handed in,
 # another chapter's notebook), always with a score.
 mkdir -p "$root/results"
-"$root/venv/bin/micrograd-edu" grade "$root/submission" --one-submission --chapter {chapter} \\
-    --workers 1 --gradescope "$root/results/results.json" $sandbox{options}
+"$root/venv/bin/python" -m micrograd_edu.course.cli grade "$root/submission" --one-submission \\
+    --chapter {chapter} --workers 1 --isolation auto \\
+    --gradescope "$root/results/results.json"{options}
+status=$?
 if [ ! -s "$root/results/results.json" ]; then  # the grader itself failed: say so, score 0
     echo '{{"score": 0, "output": "The autograder failed on this submission (not a verdict on \
 your work): ask your instructor, who sees its output."}}' > "$root/results/results.json"
 fi
+exit "$status"
 """
 
 

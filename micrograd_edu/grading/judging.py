@@ -28,14 +28,29 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
+from .confine import cpu_seconds
 from .registry import CheckResult, Exercise, ExerciseResult, broken, draw_cases, exercise, judge
 
 __all__ = ["judges", "JUDGE_MEMORY_MB"]
 
 JUDGE_MEMORY_MB = 2048  # far above any honest judgement; a forged observation hits it
 _START_SECONDS = 60.0  # importing numpy and the grader, on a loaded machine
+_WALL = 3.0  # the wall clock's limit, in times the limit on CPU time
+
+
+def fresh_interpreter() -> list[str]:
+    """The command that starts a judging process as this one was started, and from
+    nothing a submission may have left since: ``-I -S`` (no ``.pth`` file, no
+    ``sitecustomize``, no environment variable, no current folder), with the grader's own
+    import path (fixed when it started, before any submission ran) given explicitly."""
+    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    paths = [str(Path(__file__).resolve().parents[2]), *extra, *sys.path]
+    paths = list(dict.fromkeys(p for p in paths if p and os.path.isabs(p)))
+    boot = f"import sys; sys.path[:0] = {paths!r}; import {__name__} as j; j.main_from_argv()"
+    return [sys.executable, "-I", "-S", "-c", boot]
 
 
 class _Worker:
@@ -47,10 +62,9 @@ class _Worker:
         self.buffer = b""
 
     def _start(self) -> subprocess.Popen:
-        argv = [sys.executable, "-m", "micrograd_edu.grading.judging", str(self.memory_mb)]
         self.buffer = b""
         return subprocess.Popen(
-            [*argv, *self.modules],
+            [*fresh_interpreter(), str(self.memory_mb), *self.modules],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -77,13 +91,16 @@ class _Worker:
             return broken(ex, f"the grader could not judge what this submission reported: {why}")
 
     def _read_line(self, seconds: float) -> bytes:
+        """The judgement's line, within ``seconds`` of the process's CPU time (a busy
+        machine stretches the wall clock, not the work) and ``_WALL`` times that of the
+        wall clock (a judge never waits)."""
         assert self.process is not None and self.process.stdout is not None
-        fd, deadline = self.process.stdout.fileno(), time.monotonic() + seconds
+        fd, pid = self.process.stdout.fileno(), self.process.pid
+        cpu_end, wall_end = cpu_seconds([pid]) + seconds, time.monotonic() + _WALL * seconds
         while b"\n" not in self.buffer:
-            wait = deadline - time.monotonic()
-            if wait <= 0:
+            if cpu_seconds([pid]) > cpu_end or time.monotonic() > wall_end:
                 raise TimeoutError(f"judging took longer than {self.seconds:g} s")
-            ready, _, _ = select.select([fd], [], [], wait)
+            ready, _, _ = select.select([fd], [], [], 0.1)
             if ready:
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
@@ -155,5 +172,9 @@ def main(memory_mb: int, modules: list[str]) -> None:
         sys.stdout.flush()
 
 
-if __name__ == "__main__":
+def main_from_argv() -> None:
     main(int(sys.argv[1]), sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main_from_argv()

@@ -133,13 +133,15 @@ def _wanted(solutions: Path, exercises: Path) -> tuple[dict[Path, str], list[str
 def _grade(pairs: list[tuple[Path, Path]]) -> list[str]:
     """Grade each (solution, exercise) notebook pair; the problems: a solution short of
     full marks, an exercise earning anything."""
-    from . import sandbox
+    from . import isolation, sandbox
     from .batch import Limits, grade_submission
     from .judging import judges
     from .registry import EXERCISES, chapter
 
     seed = secrets.token_hex(16)
-    limits = Limits(timeout=60, sandbox=sandbox.available() is None)  # the instructor's own code
+    # the instructor's own code: sandboxed where bubblewrap runs, as it is
+    how = isolation.BUBBLEWRAP if sandbox.available() is None else isolation.NONE
+    limits = Limits(timeout=60, isolation=how)
     problems = []
 
     def one(solution: Path, exercise: Path, judging: Any) -> list[str]:

@@ -1,63 +1,57 @@
 """The sandbox each submission runs in: bubblewrap (``bwrap``) on Linux.
 
-A submission is hostile code. Inside the sandbox it sees, read-only, the interpreter
-and its standard library, site-packages, and this package's code (at ``/pkg``), and
-nothing else of the machine: not the repository (``solutions/``, ``tests/``,
-``.git``), not the other submissions, not the instructor's home. It gets a private
-``/tmp`` (its ``HOME`` too), no network (a new network namespace), its own PID
-namespace (it cannot see or signal the grader, and every process it starts dies with
-it), a new session (no terminal to push keystrokes into) and uid/gid 65534. The
-child process inside sets the time, memory and file-size limits on itself
+A submission is hostile code. Inside the sandbox it sees, read-only, the system's
+libraries (``/usr``, its Python packages masked) and its view (:mod:`.view`): the
+interpreter, the libraries of a student's plain install and this package without its
+answers, at neutral paths. Nothing else of the machine: not the repository
+(``solutions/``, ``tests/``, ``.git``), not the other submissions, not the instructor's
+home, not the host's paths (bubblewrap reads its options from a file descriptor, so its
+command line, which is process 1's inside, names none). It gets a private ``/tmp`` of
+limited size (its ``HOME`` too), everything else read-only, no network (a new network
+namespace), its own PID namespace (it cannot see or signal the grader, and every
+process it starts dies with it), a new session (no terminal to push keystrokes into) and
+uid/gid 65534. Its memory and process count are limited for the whole sandbox by a
+cgroup (:mod:`.confine`); the child process inside also sets per-process limits on itself
 (:mod:`.child`).
 
->>> command(["python", "-c", "pass"], Path("/pkg/micrograd_edu"))[0]
-'bwrap'
+>>> argv, fd = command(["/python/bin/python3", "-c", "pass"], frozenset(), disk_mb=16)
+>>> argv[:2], os.close(fd)
+(['bwrap', '--args'], None)
 """
 
 from __future__ import annotations
 
-import atexit
 import functools
+import glob
+import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from .stubbed import stubbed_files
+from .view import ENV, PYTHON, empty_dir, view
 
-__all__ = ["SandboxUnavailable", "available", "command", "FIX", "PACKAGE_MOUNT"]
+__all__ = ["SandboxUnavailable", "available", "command", "FIX"]
 
 FIX = (
     "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; `make install` "
     "does it when run as root), or pass --no-sandbox to grade without one (the gradebook "
     "then says so)"
 )
-PACKAGE_MOUNT = "/pkg"  # the package is importable from here inside the sandbox
 NOBODY = "65534"
-# The grading modules a submission's process imports; every other one (the chapters'
-# judges, oracles and mistake models, the references, the batch grader) is mounted as
-# an empty file, and the compiled copies of them are not mounted at all.
-CHILD_MODULES = (
-    "__init__.py",
-    "child.py",
-    "feedback.py",
-    "notebook.py",
-    "plain.py",
-    "registry.py",
-    "time_limit.py",
-    "withhold.py",
-)
+SHM_MB = 8  # /dev/shm: room for multiprocessing's semaphores, no more
 
 
 class SandboxUnavailable(RuntimeError):
     """Grading cannot be sandboxed on this machine; the message says why and the fix."""
 
 
-def _system_mounts() -> list[str]:
-    """Read-only binds of what the interpreter needs: /usr (and /lib, /bin as Debian's
-    symlinks into it, or binds where they are real directories), the Python it was
-    built from, and the environment it runs in."""
+@functools.lru_cache(maxsize=1)
+def _system_mounts() -> tuple[str, ...]:
+    """Read-only binds of the system's libraries: /usr (and /lib, /bin as Debian's
+    symlinks into it, or binds where they are real directories), with every Python
+    package directory in it replaced by an empty one (Debian's dist-packages may hold
+    scikit-learn: only the view's libraries may be imported)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("lib", "lib64", "lib32", "bin", "sbin"):
         path = Path("/") / name
@@ -67,73 +61,42 @@ def _system_mounts() -> list[str]:
             args += ["--ro-bind", str(path), str(path)]
     if Path("/etc/alternatives").is_dir():  # Debian's /usr/bin links point through here
         args += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
-    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix)}
-    for root in sorted(roots):
-        if not str(root).startswith("/usr"):
-            args += ["--ro-bind", str(root), str(root)]
-    return args
+    patterns = ("/usr/lib*/python3*/*-packages", "/usr/local/lib*/python3*/*-packages")
+    for found in sorted({p for pattern in patterns for p in glob.glob(pattern)}):
+        args += ["--ro-bind", str(empty_dir()), found]
+    return tuple(args)
 
 
-def command(argv: list[str], package: Path, withheld: frozenset[str] = frozenset()) -> list[str]:
-    """``argv`` run inside the sandbox, with ``package`` (this package's directory)
-    importable from :data:`PACKAGE_MOUNT`, its answers hidden, and the definitions of
-    the ``withheld`` names raising in the files themselves (:mod:`.stubbed`)."""
-    return [
-        "bwrap",
+def command(argv: list[str], withheld: frozenset[str], disk_mb: int) -> tuple[list[str], int]:
+    """``argv`` (``PYTHON`` and its arguments) run in the sandbox whose view withholds
+    ``withheld``, with ``disk_mb`` of ``/tmp``: bwrap's command line, and the file
+    descriptor holding its options (pass it to the process; close it after)."""
+    mounts = [arg for m in view(withheld) for arg in ("--ro-bind", str(m.source), m.target)]
+    options = [
         "--unshare-all",  # user, pid, network, ipc, uts, cgroup namespaces
         "--die-with-parent",
         "--new-session",
         "--uid", NOBODY, "--gid", NOBODY,
-        "--tmpfs", "/tmp",
-        "--tmpfs", "/home",
         *_system_mounts(),
-        "--ro-bind", str(package), f"{PACKAGE_MOUNT}/{package.name}",
-        *_hidden(package, f"{PACKAGE_MOUNT}/{package.name}", withheld),
+        *mounts,
+        "--size", str(disk_mb << 20), "--tmpfs", "/tmp",
         "--proc", "/proc",
         "--dev", "/dev",
+        "--size", str(SHM_MB << 20), "--tmpfs", "/dev/shm",
+        # bwrap's own root and /dev are tmpfs: read-only, or they would be disks too
+        "--remount-ro", "/dev",
+        "--remount-ro", "/",
         "--chdir", "/tmp",
+        "--clearenv",
         "--setenv", "HOME", "/tmp",
-        "--setenv", "PYTHONPATH", PACKAGE_MOUNT,
-        "--",
-        *argv,
+        *[arg for name, value in ENV.items() for arg in ("--setenv", name, value)],
     ]  # fmt: skip
-
-
-@functools.lru_cache(maxsize=1)
-def _empty_module() -> Path:
-    """An empty file to mount over a hidden module (it must be a regular file for
-    Python to import it: the package's own ``__init__`` imports every chapter)."""
-    folder = Path(tempfile.mkdtemp(prefix="micrograd-sandbox-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    path = folder / "hidden.py"
-    path.write_text('"""Not mounted while a submission is graded."""\n')
-    path.chmod(0o444)
-    folder.chmod(0o755)
-    return path
-
-
-def _hidden(package: Path, mount: str, withheld: frozenset[str]) -> list[str]:
-    """Binds that hide the grader's answers in the mounted package: each grading module
-    the child does not import becomes an empty file, and ``__pycache__`` an empty
-    directory. Also where the package lies inside a mounted environment (installed
-    into site-packages), so no copy of it is readable."""
-    grading = package / "grading"
-    mounts = [mount]
-    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix), Path("/usr")}
-    if any(package.is_relative_to(root) for root in roots):
-        mounts.append(str(package))
-    args: list[str] = []
-    for where in mounts:
-        for path in sorted(grading.glob("*.py")):
-            if path.name not in CHILD_MODULES:
-                args += ["--ro-bind", str(_empty_module()), f"{where}/grading/{path.name}"]
-        if (grading / "__pycache__").is_dir():
-            args += ["--tmpfs", f"{where}/grading/__pycache__"]
-        for copy, original in stubbed_files(withheld, package):
-            args += ["--ro-bind", str(copy), f"{where}/{original.relative_to(package)}"]
-            if (original.parent / "__pycache__").is_dir():  # no compiled original either
-                args += ["--tmpfs", f"{where}/{original.parent.relative_to(package)}/__pycache__"]
-    return args
+    fd = os.memfd_create("bwrap-options", 0)  # not inherited unless passed
+    data = b"".join(option.encode() + b"\0" for option in options)
+    while data:
+        data = data[os.write(fd, data) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return ["bwrap", "--args", str(fd), *argv], fd
 
 
 @functools.lru_cache(maxsize=1)
@@ -143,12 +106,14 @@ def available() -> str | None:
         return f"the sandbox needs Linux (bubblewrap); this is {sys.platform}: {FIX}"
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not installed: {FIX}"
-    package = Path(__file__).resolve().parents[1]
-    probe = [sys.executable, "-c", "import micrograd_edu, numpy; print('ok')"]
+    probe = [PYTHON, "-c", "import micrograd_edu, numpy; print('ok')"]
+    argv, fd = command(probe, frozenset(), disk_mb=16)
     try:
-        done = subprocess.run(command(probe, package), capture_output=True, text=True, timeout=60)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, pass_fds=(fd,))
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bubblewrap could not start ({error}): {FIX}"
+    finally:
+        os.close(fd)
     if done.stdout.strip() != "ok":
         why = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return f"bubblewrap cannot run here ({why}; user namespaces may be forbidden): {FIX}"

@@ -296,7 +296,11 @@ def _reads(rule: Rule) -> list[set[int]]:
         seen: set[int] = set()
         probes = [_Probe(i, seen) for i in range(-1, rule.arity)]
         space = SimpleNamespace(**{n: (lambda *a: a[0]._use(*a)) for n in vars(NUMPY)})
-        result = partial(space, *probes)
+        try:
+            result = partial(space, *probes)
+        except PermissionError:  # withheld while an exercise is graded: keep every input
+            seen.add(-1)
+            result = None
         if isinstance(result, _Probe):
             seen.add(result.index)
         found.append(set(range(rule.arity)) if -1 in seen else seen)
