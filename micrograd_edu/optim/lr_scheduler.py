@@ -24,6 +24,7 @@ Two schedulers on one optimiser multiply, as in PyTorch:
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -85,6 +86,12 @@ class LRScheduler:
             self.last_epoch += 1
             values = self.get_lr()
         else:
+            warnings.warn(
+                "scheduler.step(epoch) is deprecated in PyTorch (it uses the closed form where "
+                "there is one); call scheduler.step() once per epoch",
+                UserWarning,
+                stacklevel=2,
+            )
             self.last_epoch = epoch
             closed = getattr(self, "closed_form", None)
             values = closed() if closed is not None else self.get_lr()
