@@ -137,6 +137,7 @@ def _batchnorm(T, make, shapes):
         "nn.BatchNorm1d(3, affine=False)",
         "nn.BatchNorm1d(3, eps=0.1, momentum=0.5)",
         "nn.BatchNorm1d(3, track_running_stats=False)",
+        "nn.BatchNorm1d(3, bias=False)",
     ],
 )
 def test_batchnorm_trains_and_evaluates_as_pytorchs(make):

@@ -20,11 +20,13 @@ answer alone as in a batch. Channels are axis 1: (N, C) or (N, C, L) for ``Batch
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..tensor import Tensor
 from . import functional as F
-from .module import Module, Parameter
+from .module import Module, Parameter, check_device
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -39,23 +41,32 @@ class _BatchNorm(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
+        check_device(type(self).__name__, device)
         if not isinstance(num_features, int | np.integer) or num_features < 1:
             raise ValueError(
                 f"{type(self).__name__}: num_features must be a positive int, got {num_features!r}"
             )
         self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.has_bias = affine and bias
+        kind = np.dtype(np.float64 if dtype is None else dtype)
         if affine:
-            self.weight = Parameter(np.ones(num_features))
-            self.bias = Parameter(np.zeros(num_features))
+            self.weight = Parameter(np.ones(num_features, kind))
         else:
             self.register_parameter("weight", None)
+        if self.has_bias:
+            self.bias = Parameter(np.zeros(num_features, kind))
+        else:
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(num_features)))
-            self.register_buffer("running_var", Tensor(np.ones(num_features)))
+            self.register_buffer("running_mean", Tensor(np.zeros(num_features, kind)))
+            self.register_buffer("running_var", Tensor(np.ones(num_features, kind)))
             self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
@@ -99,7 +110,8 @@ class _BatchNorm(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}, bias={self.has_bias}, "
+            f"track_running_stats={self.track_running_stats}"
         )
 
 

@@ -28,7 +28,16 @@ import numpy as np
 from ..tensor import Tensor
 from ..tensor.modes import no_grad
 
-__all__ = ["Parameter", "Module", "RemovableHandle"]
+__all__ = ["Parameter", "Module", "RemovableHandle", "check_device"]
+
+
+def check_device(where: str, device: Any) -> None:
+    """Raise unless ``device`` is None or names the CPU, the one device here."""
+    if device is not None and not str(device).startswith("cpu"):
+        raise RuntimeError(
+            f"{where}({str(device)!r}): there is one device here, the CPU; leave the device "
+            "out (or write 'cpu')"
+        )
 
 
 class Parameter(Tensor):
@@ -355,11 +364,7 @@ class Module:
             if isinstance(arg, Tensor):
                 target = arg.dtype
             elif isinstance(arg, str) or type(arg).__name__ == "device":
-                if not str(arg).startswith("cpu"):
-                    raise RuntimeError(
-                        f"{type(self).__name__}.to({str(arg)!r}): there is one device here, the "
-                        "CPU; leave the model where it is (or write .to('cpu'))"
-                    )
+                check_device(f"{type(self).__name__}.to", arg)
             elif arg is not None:
                 target = arg
         if target is not None:
