@@ -5,17 +5,11 @@ a test checks it against."""
 
 import numpy as np
 import pytest
+from torchlike_outcomes import pytorch
 
 import micrograd_edu.torchlike as ours
 
-
-def pytorch():
-    try:
-        import torch
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
-    return torch
+__all__ = ["both", "plain", "pytorch", "assert_same"]
 
 
 def plain(value):

@@ -66,33 +66,6 @@ class L1Loss(_Loss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
-class CrossEntropyLoss(_WeightedLoss):
-    """Softmax cross-entropy of logits against class indices or class probabilities, with
-    ``weight``, ``ignore_index`` and ``label_smoothing`` (see ``nn.functional``)."""
-
-    def __init__(
-        self,
-        weight: Any = None,
-        size_average: Any = None,
-        ignore_index: int = -100,
-        reduce: Any = None,
-        reduction: str = "mean",
-        label_smoothing: float = 0.0,
-    ) -> None:
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
-        return F.cross_entropy(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-            label_smoothing=self.label_smoothing,
-        )
-
-
 class NLLLoss(_WeightedLoss):
     """The negative log-likelihood of class targets under log-probabilities (the output of
     ``LogSoftmax``)."""
@@ -110,11 +83,34 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
         return F.nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
+
+
+class CrossEntropyLoss(NLLLoss):
+    """Softmax cross-entropy of logits against class indices or class probabilities, with
+    ``weight``, ``ignore_index`` and ``label_smoothing`` (see ``nn.functional``)."""
+
+    def __init__(
+        self,
+        weight: Any = None,
+        size_average: Any = None,
+        ignore_index: int = -100,
+        reduce: Any = None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:  # noqa: A002
+        return F.cross_entropy(
             input,
             target,
-            weight=self.weight,
+            self.weight,
             ignore_index=self.ignore_index,
             reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
         )
 
 

@@ -86,11 +86,9 @@ def mse_loss(
     """The mean (or sum, or each) of the squared differences."""
     reduction = reduction_of("mse_loss", reduction, size_average, reduce)
     target = _tensor(target)
-    _same_shape("mse_loss", input, target)
-    if reduction == "mean" and input.numel():
+    if reduction == "mean" and input.numel() and tuple(input.shape) == tuple(target.shape):
         return _fused_mse_loss(input, target)
-    difference = input - target
-    return _reduce(difference * difference, reduction)
+    return _pointwise("mse_loss", input, target, reduction, lambda d: d * d)
 
 
 def l1_loss(
@@ -102,9 +100,13 @@ def l1_loss(
 ) -> Tensor:
     """The mean (or sum, or each) of the absolute differences."""
     reduction = reduction_of("l1_loss", reduction, size_average, reduce)
-    target = _tensor(target)
-    _same_shape("l1_loss", input, target)
-    return _reduce((input - target).abs(), reduction)
+    return _pointwise("l1_loss", input, _tensor(target), reduction, lambda d: d.abs())
+
+
+def _pointwise(name: str, input: Tensor, target: Tensor, reduction: str, of: Any) -> Tensor:  # noqa: A002
+    """``of(input - target)`` reduced, for targets of the input's shape."""
+    _same_shape(name, input, target)
+    return _reduce(of(input - target), reduction)
 
 
 def _class_layout(name: str, input: Tensor) -> tuple[int, int]:  # noqa: A002
