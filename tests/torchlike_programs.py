@@ -247,7 +247,7 @@ def family_train(b: Builder) -> None:
         "    loss.backward()",
     ]
     if clip:
-        body.append(f"    rec({clip})")
+        body.append(f"    recl({clip})")
     body.append("    opt.step()")
     body += [f"    sched{k}.step()" for k in range(len(schedulers))]
     if manual >= 0:
@@ -255,18 +255,18 @@ def family_train(b: Builder) -> None:
             f"    if step == {manual}:\n        for group in opt.param_groups:\n"
             "            group['lr'] = group['lr'] * 0.5"
         )
-    body.append("    rec(loss, [g['lr'] for g in opt.param_groups])")
+    body.append("    recl(loss, [g['lr'] for g in opt.param_groups])")
     if schedulers:
         body.append("    rec(sched0.get_last_lr())")
     b.emit("\n".join(body), f"train.loop:{opt}|{'+'.join(schedulers)}|{clip}|manual={manual >= 0}")
-    b.emit("rec(list(model.parameters()))", "train.weights")
+    b.emit("recl(list(model.parameters()))", "train.weights")
     b.emit("rec(len(opt.state), sorted(opt.state_dict()['state']))", "train.state")
     if "BatchNorm" in model:
         b.emit(
-            "rec(model[1].running_mean, model[1].running_var, model[1].num_batches_tracked)",
+            "recl(model[1].running_mean, model[1].running_var, model[1].num_batches_tracked)",
             "train.batchnorm",
         )
-        b.emit("model.eval()\nrec(model(X))", "train.eval")
+        b.emit("model.eval()\nrecl(model(X))", "train.eval")
     if b.chance(0.3):
         b.emit("rec(sorted(model.state_dict()))", "train.state_dict_keys")
 
