@@ -41,6 +41,12 @@ VALUES = ("value", "type", "dtype", "shape", "requires_grad", "count")
 ENGINE = [
     (LOUD, r"^index\.set:|^inplace\.(graph_mul_|view)", "", "in-place changes in a graph refused"),
     (VALUES, r"^inplace\.graph_iadd", "", "+= in a graph leaves other references behind"),
+    (
+        VALUES + LOUD,
+        r"^index\.(get|set|set_leaf):(?=.*int)(?=.*(list|tensor))",
+        "",
+        "an int, a slice and a list index in numpy's axis order",
+    ),
     (WORKS, r"^backward\.", r"^inplace\.", "in-place change through detach() unnoticed"),
     (VALUES, r"^backward\.|^hook\.", r"^hook\.", "a leaf's hook runs once per incoming path"),
     (VALUES, r"", r"^retain_grad$", "autograd.grad leaves a retained .grad unset"),

@@ -24,7 +24,12 @@ from __future__ import annotations
 import numpy as np
 from torchlike_builder import FAMILIES, WEIGHTS, Builder, Program, weighted
 from torchlike_forms import DTYPE_EXPRS, HOOKS, LOSSES, MODELS, OPTIMISERS, SCHEDULERS
-from torchlike_tensor_ops import TENSOR_OPS, gradients, index_expression
+from torchlike_tensor_ops import (
+    TENSOR_OPS,
+    gradients,
+    index_expression,
+    mixed_index_expression,
+)
 
 
 def family_tensor(b: Builder) -> None:
@@ -45,7 +50,10 @@ def family_index(b: Builder) -> None:
     x = b.leaf(b.pick([(3, 4), (2, 3, 4), (4,), (2, 3), (3, 2, 2)]))
     for _ in range(b.integer(1, 3)):
         kind = b.integer(0, 3)
-        expr, shape, form = index_expression(b, x.shape)
+        if len(x.shape) == 3 and 0 not in x.shape and b.chance(0.4):  # int, slice, list
+            expr, shape, form = mixed_index_expression(b, x.shape)
+        else:
+            expr, shape, form = index_expression(b, x.shape)
         if kind == 0:
             x = b.assign(f"{x.name}[{expr}]", shape, f"index.get:{form}", "float64", True)
             if shape is None:

@@ -645,6 +645,24 @@ def index_expression(b: Builder, s: tuple) -> tuple[str, tuple | None, str]:
     return ", ".join(parts), _torch_index_shape(s, parts), form
 
 
+def mixed_index_expression(b: Builder, s: tuple) -> tuple[str, tuple | None, str]:
+    """An int, a slice and a list (or index tensor) on the three axes of ``s``, in a random
+    order: where PyTorch's axis order differs from numpy's (ints are not advanced indices)."""
+    order = b.rng.permutation(3).tolist()
+    parts = [""] * 3
+    for kind, axis in zip(("int", "slice", "list"), order, strict=True):
+        size = s[axis]
+        if kind == "int":
+            parts[axis] = str(b.integer(-size, size - 1))
+        elif kind == "slice":
+            parts[axis] = b.pick([":", f"{b.integer(0, size - 1)}:", f"::{2}"])
+        else:
+            idx = b.rng.integers(-size, size, size=b.integer(1, 3)).tolist()
+            parts[axis] = repr(idx) if b.chance(0.5) else f"torch.tensor({idx})"
+    form = ",".join(p if p == ":" else _kind_of(p) for p in parts)
+    return ", ".join(parts), _torch_index_shape(s, parts), form
+
+
 def _kind_of(part: str) -> str:
     if part.startswith("["):
         return "list"
