@@ -1,3 +1,5 @@
+import copy
+
 import numpy as np
 import pytest
 from central_differences import central_gradient
@@ -175,7 +177,7 @@ def test_outputs_and_gradients_match_pytorch_from_the_same_weights():
     renamed = {
         k.replace("layer0", "0").replace("layer1", "2"): v for k, v in ours.state_dict().items()
     }
-    theirs.load_state_dict({k: torch.from_numpy(v) for k, v in renamed.items()})
+    theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in renamed.items()})
     x = np.random.default_rng(0).normal(size=(6, 4))
     y = np.random.default_rng(1).normal(size=(6, 1))
     mse_loss(ours(Tensor(x)), Tensor(y)).backward()
@@ -216,10 +218,12 @@ def test_state_dict_round_trip():
     b.load_state_dict(state)
     assert np.array_equal(a(x).data, b(x).data)
     assert b.layer0.weight.data is weight  # loaded in place
-    state["layer0.weight"][0, 0] += 1.0  # the state is a copy, not a view
-    assert a.layer0.weight.data[0, 0] != state["layer0.weight"][0, 0]
-    b.load_state_dict({name: Tensor(value) for name, value in state.items()})
-    assert b.layer0.weight.data[0, 0] == state["layer0.weight"][0, 0]
+    snapshot = copy.deepcopy(state)
+    state["layer0.weight"][0, 0] += 1.0  # the state shares the values, as PyTorch's does
+    assert a.layer0.weight.data[0, 0] == state["layer0.weight"][0, 0]
+    assert snapshot["layer0.weight"][0, 0] == state["layer0.weight"][0, 0] - 1.0
+    b.load_state_dict(snapshot)
+    assert b.layer0.weight.data[0, 0] == snapshot["layer0.weight"][0, 0]
 
 
 def test_load_state_dict_names_every_problem():

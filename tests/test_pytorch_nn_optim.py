@@ -98,7 +98,7 @@ def _pair(torch):
     ours = nn.Sequential(nn.Linear(4, 5, seed=0), nn.Tanh(), nn.Linear(5, 2, seed=1))
     theirs = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
     theirs = theirs.double()
-    theirs.load_state_dict({k: torch.tensor(v) for k, v in ours.state_dict().items()})
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
     return ours, theirs
 
 

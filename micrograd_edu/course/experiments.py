@@ -216,7 +216,7 @@ def to_torch(model: nn.Module) -> Any:
         raise TypeError(f"to_torch: no PyTorch counterpart for {type(module).__name__}")
 
     copy = convert(model).double()
-    copy.load_state_dict({k: torch.from_numpy(v) for k, v in model.state_dict().items()})
+    copy.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in model.state_dict().items()})
     return copy
 
 

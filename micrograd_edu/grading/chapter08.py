@@ -176,7 +176,9 @@ _WALKS = (
     "parameters",
     "named_modules",
     "modules",
-    "_all_parameters",  # state_dict's walk: every name, in the same order
+    "_all_modules",  # state_dict's walk: every module under every name, in the same order
+    "_all_parameters",
+    "_state",
     "state_dict",
 )
 

@@ -2,9 +2,10 @@
 behaviour where a student would notice.
 
 :mod:`.module` has ``Parameter`` and ``Module``; :mod:`.layers` the layers and
-activations; :mod:`.containers` ``Sequential``, ``ModuleList``, ``ModuleDict``;
-:mod:`.loss` the loss modules; :mod:`.functional` (``nn.functional``) the same as
-plain functions.
+activations; :mod:`.batchnorm` batch normalisation; :mod:`.containers` ``Sequential``,
+``ModuleList``, ``ModuleDict``; :mod:`.loss` the loss modules; :mod:`.functional`
+(``nn.functional``) the same as plain functions; :mod:`.utils` (``nn.utils``) gradient
+clipping.
 
 >>> net = Sequential(Linear(4, 3, seed=0), ReLU(), Linear(3, 1, seed=1))
 >>> loss = MSELoss()(net(Tensor(np.ones((2, 4)))), Tensor(np.zeros((2, 1))))
@@ -16,7 +17,8 @@ import numpy as np  # noqa: F401  (the docstring's example)
 
 from .. import init
 from ..tensor import Tensor  # noqa: F401  (the docstring's example)
-from . import functional
+from . import functional, utils
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .containers import ModuleDict, ModuleList, Sequential
 from .layers import (
     Dropout,
@@ -30,14 +32,19 @@ from .layers import (
     Softmax,
     Tanh,
 )
-from .loss import CrossEntropyLoss, MSELoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module, Parameter
 
 __all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
     "CrossEntropyLoss",
     "Dropout",
     "Flatten",
     "Identity",
+    "L1Loss",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
@@ -45,6 +52,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "NLLLoss",
     "Parameter",
     "ReLU",
     "Sequential",
@@ -53,4 +61,5 @@ __all__ = [
     "Tanh",
     "functional",
     "init",
+    "utils",
 ]

@@ -84,7 +84,7 @@ class Sequential(ModuleList):
 
     def forward(self, x: Tensor) -> Tensor:
         for module in self._modules.values():
-            x = module.forward(x)  # what module(x) does, one call shorter
+            x = module(x)  # through __call__, so each layer's hooks run
         return x
 
 

@@ -7,25 +7,43 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import init
-from ..tensor import Tensor, apply, cross_entropy, mse_loss
+from ..tensor import Tensor, apply
+from ..tensor.modes import no_grad
 from ..tensor.ops import Op
+from .loss_functions import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    l1_loss,
+    log_sigmoid,
+    mse_loss,
+    nll_loss,
+)
 
 __all__ = [
     "relu",
     "leaky_relu",
     "tanh",
     "sigmoid",
+    "log_sigmoid",
     "softmax",
     "log_softmax",
+    "one_hot",
     "linear",
     "dropout",
+    "batch_norm",
     "mse_loss",
+    "l1_loss",
     "cross_entropy",
+    "nll_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
     "LINEAR",
 ]
 
@@ -65,34 +83,120 @@ def _linear_saves(needs: tuple) -> tuple:
 LINEAR = Op("linear", _linear_forward, _linear_vjp, _linear_saves)
 
 
-def relu(x: Tensor) -> Tensor:
+def _result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:  # noqa: A002
+    """``out``, or with ``inplace`` ``input`` overwritten by it (PyTorch's in-place form: the
+    engine then checks the change as for any in-place operation)."""
+    if not inplace:
+        return out
+    input.copy_(out)
+    return input
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """max(x, 0), elementwise."""
-    return x.relu()
+    return _result(input, input.relu(), inplace)
 
 
-def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, ``negative_slope`` · x elsewhere."""
-    return x.where(x > 0, x * negative_slope)
+    return _result(input, input.where(input > 0, input * negative_slope), inplace)
 
 
-def tanh(x: Tensor) -> Tensor:
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
     """tanh(x), elementwise."""
-    return x.tanh()
+    return input.tanh()
 
 
-def sigmoid(x: Tensor) -> Tensor:
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
     """1 / (1 + e^(−x)), elementwise."""
-    return x.sigmoid()
+    return input.sigmoid()
 
 
-def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """exp(x) / sum(exp(x)) along ``dim``."""
-    return x.softmax(dim)
+def softmax_dim(ndim: int, name: str = "softmax") -> int:
+    """The axis PyTorch picks when a softmax is given no ``dim`` (0 for 0-, 1- and 3-d
+    inputs, else 1), with PyTorch's warning that the choice is implicit."""
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+        "include dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
 
 
-def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    """log(softmax(x)) along ``dim``."""
-    return x.log_softmax(dim)
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:  # noqa: A002
+    """exp(x) / sum(exp(x)) along ``dim`` (PyTorch's implicit axis when it is None)."""
+    x = input if dtype is None else input.to(dtype)
+    return x.softmax(softmax_dim(x.ndim) if dim is None else dim)
+
+
+def log_softmax(
+    input: Tensor,
+    dim: int | None = None,
+    _stacklevel: int = 3,
+    dtype: Any = None,  # noqa: A002
+) -> Tensor:
+    """log(softmax(x)) along ``dim`` (PyTorch's implicit axis when it is None)."""
+    x = input if dtype is None else input.to(dtype)
+    return x.log_softmax(softmax_dim(x.ndim, "log_softmax") if dim is None else dim)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Integer class labels as rows of 0s and a 1 (int64), one more axis of ``num_classes``
+    (by default the largest label + 1)."""
+    labels = tensor.detach().numpy()
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: expected integer class labels, got dtype {labels.dtype}")
+    if num_classes == -1:
+        num_classes = int(labels.max()) + 1 if labels.size else 0
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise ValueError(f"one_hot: class values must be in [0, {num_classes}), got {labels}")
+    return Tensor(np.eye(num_classes, dtype=np.int64)[labels], dtype=np.int64)
+
+
+def batch_norm(
+    input: Tensor,  # noqa: A002
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each channel (axis 1) by the batch's statistics (``training``, which also
+    moves the running ones towards them) or by the running ones; then scale and shift."""
+    axes = (0, *range(2, input.ndim))
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if training:
+        n = input.numel() // input.shape[1]
+        if n <= 1:
+            raise ValueError(
+                f"batch_norm: expected more than 1 value per channel when training, got input "
+                f"of shape {tuple(input.shape)}"
+            )
+        mean = input.mean(dim=axes, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dim=axes, keepdim=True)
+        if running_mean is not None:
+            with no_grad():
+                batch_mean, batch_var = mean.detach().reshape(-1), var.detach().reshape(-1)
+                running_mean.copy_(momentum * batch_mean + (1 - momentum) * running_mean)
+                unbiased = batch_var * (n / (n - 1))
+                running_var.copy_(momentum * unbiased + (1 - momentum) * running_var)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: without running statistics, training must be True")
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+        centered = input - mean
+    out = centered / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -100,12 +204,22 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return apply(LINEAR, x, weight) if bias is None else apply(LINEAR, x, weight, bias)
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, *, generator: Any = None) -> Tensor:
+def dropout(
+    input: Tensor,  # noqa: A002
+    p: float = 0.5,
+    training: bool = True,
+    inplace: bool = False,
+    *,
+    generator: Any = None,
+) -> Tensor:
     """Zero each entry with probability ``p`` and scale the rest by 1/(1 - p) while
-    ``training``; the identity otherwise."""
+    ``training``; the identity otherwise. (Which entries are zeroed differs from PyTorch:
+    the random numbers are numpy's.)"""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     if not training or p == 0.0:
-        return x
+        return input
     if p == 1.0:
-        return x * 0.0
-    keep = (init.as_generator(generator).random(x.shape) >= p).astype(x.dtype)
-    return x * (keep / (1.0 - p))
+        return _result(input, input * 0.0, inplace)
+    keep = (init.as_generator(generator).random(input.shape) >= p).astype(input.dtype)
+    return _result(input, input * (keep / (1.0 - p)), inplace)

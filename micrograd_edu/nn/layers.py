@@ -105,39 +105,46 @@ class Dropout(Module):
     (True, tensor([1.]))
     """
 
-    def __init__(self, p: float = 0.5, *, seed: Seed = None) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False, *, seed: Seed = None) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout: p must be a probability in [0, 1], got {p!r}")
-        self.p = float(p)
+        self.p, self.inplace = float(p), inplace
         self._rng = init.as_generator(seed) if seed is not None else None
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training, generator=self._rng)
+        return F.dropout(x, self.p, self.training, self.inplace, generator=self._rng)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}, inplace=False"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class ReLU(Module):
-    """max(x, 0), elementwise."""
+    """max(x, 0), elementwise (``inplace=True`` overwrites the input, as in PyTorch)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.relu()
+        return F.relu(x, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(Module):
     """x for x > 0, ``negative_slope`` · x otherwise."""
 
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
-        self.negative_slope = negative_slope
+        self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class Tanh(Module):
@@ -155,21 +162,22 @@ class Sigmoid(Module):
 
 
 class Softmax(Module):
-    """exp(x) / sum(exp(x)) along ``dim``."""
+    """exp(x) / sum(exp(x)) along ``dim``; without a ``dim``, PyTorch's implicit one (0 for
+    0-, 1- and 3-d inputs, else 1), with its warning."""
 
-    def __init__(self, dim: int = -1) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.softmax(self.dim)
+        return F.softmax(x, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
-    """log(softmax(x)) along ``dim``, computed stably."""
+    """log(softmax(x)) along ``dim``, computed stably (the same implicit ``dim``)."""
 
     def forward(self, x: Tensor) -> Tensor:
-        return x.log_softmax(self.dim)
+        return F.log_softmax(x, self.dim)

@@ -18,7 +18,9 @@ names (``0.weight``, ``layer1.bias``, ...).
 
 from __future__ import annotations
 
+from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,16 @@ import numpy as np
 from ..tensor import Tensor
 from ..tensor.modes import no_grad
 
-__all__ = ["Parameter", "Module"]
+__all__ = ["Parameter", "Module", "RemovableHandle", "check_device"]
+
+
+def check_device(where: str, device: Any) -> None:
+    """Raise unless ``device`` is None or names the CPU, the one device here."""
+    if device is not None and not str(device).startswith("cpu"):
+        raise RuntimeError(
+            f"{where}({str(device)!r}): there is one device here, the CPU; leave the device "
+            "out (or write 'cpu')"
+        )
 
 
 class Parameter(Tensor):
@@ -39,7 +50,13 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         array = np.empty(0) if data is None else getattr(data, "_data", data)
-        keep = isinstance(array, np.ndarray) and array.dtype.kind == "f"  # float32 stays
+        if isinstance(data, Tensor) and array.dtype.kind != "f" and requires_grad:
+            raise TypeError(
+                f"Parameter: only floating-point tensors can require gradients, got dtype "
+                f"{array.dtype}; convert it first (.double() or .float()), or pass "
+                "requires_grad=False"
+            )
+        keep = isinstance(array, np.ndarray) and (array.dtype.kind == "f" or not requires_grad)
         super().__init__(array, requires_grad=requires_grad, dtype=None if keep else np.float64)
 
     def __repr__(self) -> str:
@@ -67,7 +84,11 @@ class Module:
     def __init__(self) -> None:
         # object.__setattr__ because our own __setattr__ reads these dicts.
         object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_forward_hooks", {})
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -80,10 +101,18 @@ class Module:
         # keeps its place, as in PyTorch); the value is also kept as a plain
         # attribute, so reading self.weight in forward costs no lookup hook.
         registry = None
+        buffers = self.__dict__.get("_buffers", {})
         if isinstance(value, Parameter):
             registry = self._parameters
         elif isinstance(value, Module):
             registry = self._modules
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"{type(self).__name__}: cannot assign a {type(value).__name__} to the "
+                    f"buffer {name!r} (a Tensor or None is expected)"
+                )
+            registry = buffers
         elif name in self._parameters and value is not None:
             raise TypeError(
                 f"{type(self).__name__}: cannot assign a {type(value).__name__} to the "
@@ -91,7 +120,7 @@ class Module:
                 f"values keep the Parameter: `with no_grad(): self.{name} -= ...` or "
                 f"`self.{name}.copy_(...)`, or wrap a new value in nn.Parameter(...)"
             )
-        for other in (self._parameters, self._modules):
+        for other in (self._parameters, self._modules, buffers):
             if other is not registry:
                 other.pop(name, None)
         if registry is not None:
@@ -101,6 +130,7 @@ class Module:
     def __delattr__(self, name: str) -> None:
         self._parameters.pop(name, None)
         self._modules.pop(name, None)
+        self.__dict__.get("_buffers", {}).pop(name, None)
         object.__delattr__(self, name)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -109,7 +139,109 @@ class Module:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        pre, post = self.__dict__.get("_forward_pre_hooks"), self.__dict__.get("_forward_hooks")
+        if not pre and not post:
+            return self.forward(*args, **kwargs)
+        for hook, with_kwargs in list(pre.values()):
+            if with_kwargs:
+                changed = hook(self, args, kwargs)
+                if changed is not None:
+                    args, kwargs = changed
+            else:
+                changed = hook(self, args)
+                if changed is not None:
+                    args = changed if isinstance(changed, tuple) else (changed,)
+        output = self.forward(*args, **kwargs)
+        for hook, with_kwargs in list(post.values()):
+            changed = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
+            if changed is not None:
+                output = changed
+        return output
+
+    # -- registering what a module holds -----------------------------------
+
+    def _check_name(self, kind: str, name: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}: cannot register a {kind} before Module.__init__(); "
+                "call super().__init__() first in your __init__"
+            )
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"{kind} name must be a non-empty string without '.', got {name!r}")
+        known = (self._parameters, self._buffers, self._modules)
+        if hasattr(self, name) and not any(name in registry for registry in known):
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep ``tensor`` as a buffer: state that is not learned (running statistics), in
+        ``state_dict()`` unless ``persistent=False``, converted by ``to()``.
+
+        >>> m = Module(); m.register_buffer("count", Tensor(np.zeros(1)))
+        >>> list(m.state_dict()), [n for n, _ in m.named_buffers()]
+        (['count'], ['count'])
+        """
+        self._check_name("buffer", name)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"register_buffer: cannot register a {type(tensor).__name__} as buffer {name!r} "
+                "(a Tensor or None is expected)"
+            )
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a Parameter, or None) under ``name``, as an assignment does."""
+        self._check_name("parameter", name)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"register_parameter: cannot register a {type(param).__name__} as parameter "
+                f"{name!r} (a Parameter or None is expected)"
+            )
+        self._parameters[name] = param
+        object.__setattr__(self, name, param)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` under ``name``, as an assignment does."""
+        self._check_name("module", name)
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: {type(module).__name__} is not a Module")
+        self._modules[name] = module
+        object.__setattr__(self, name, module)
+
+    register_module = add_module
+
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` before each forward; what it returns (not None)
+        replaces the positional arguments. Returns a handle whose ``remove()`` undoes it."""
+        return RemovableHandle(self._forward_pre_hooks, (hook, with_kwargs), prepend)
+
+    def register_forward_hook(
+        self,
+        hook: Callable,
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after each forward; what it returns (not
+        None) replaces the output. Returns a handle whose ``remove()`` undoes it.
+
+        >>> from micrograd_edu.nn import Linear
+        >>> layer, seen = Linear(2, 3, seed=0), []
+        >>> handle = layer.register_forward_hook(lambda m, args, out: seen.append(out.shape))
+        >>> _ = layer(Tensor(np.ones((4, 2)))); handle.remove(); _ = layer(Tensor(np.ones(2)))
+        >>> seen
+        [(4, 3)]
+        """
+        return RemovableHandle(self._forward_hooks, (hook, with_kwargs), prepend)
 
     # -- the module tree -------------------------------------------------
 
@@ -163,6 +295,22 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
+    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """Every buffer with its dotted name, each once."""
+        seen: set[int] = set()
+        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for module_name, module in modules:
+            for name, b in module.__dict__.get("_buffers", {}).items():
+                if b is None or id(b) in seen:
+                    continue
+                seen.add(id(b))
+                yield (f"{module_name}.{name}" if module_name else name), b
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Every buffer (``named_buffers`` without the names)."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
     # -- modes and gradients ---------------------------------------------
 
     def train(self, mode: bool = True) -> Module:
@@ -207,55 +355,95 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype: Any = None, *args: Any, **kwargs: Any) -> Module:
-        """Convert every parameter to ``dtype`` in place (``float``: float32, ``double``);
-        a device ("cpu") changes nothing. Returns self."""
-        target = kwargs.get("dtype", dtype)
-        if target is not None and not (isinstance(target, str) and target.startswith("cpu")):
-            for p in self.parameters():
-                p.data = p.data.astype(target)
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Convert every floating-point parameter and buffer to a dtype in place, as
+        ``module.to(torch.float32)``, ``to(dtype=...)`` or ``to(tensor)`` (its dtype); a device
+        is accepted when it is the CPU, the only one here. Returns self."""
+        target = kwargs.pop("dtype", None)
+        for arg in (*args, kwargs.pop("device", None)):
+            if isinstance(arg, Tensor):
+                target = arg.dtype
+            elif isinstance(arg, str) or type(arg).__name__ == "device":
+                check_device(f"{type(self).__name__}.to", arg)
+            elif arg is not None:
+                target = arg
+        if target is not None:
+            target = np.dtype(target)
+            if target.kind != "f":
+                raise TypeError(
+                    f"{type(self).__name__}.to: modules take floating-point dtypes only, got "
+                    f"{target}"
+                )
+            for t in (*self.parameters(), *self.buffers()):
+                if t.data.dtype.kind == "f":
+                    t.data = t.data.astype(target)
+        return self
+
+    def cpu(self) -> Module:
+        """Returns self: the CPU is the only device."""
         return self
 
     def double(self) -> Module:
-        """Every parameter as float64."""
+        """Every floating-point parameter and buffer as float64."""
         return self.to(np.float64)
 
     def float(self) -> Module:
-        """Every parameter as float32."""
+        """Every floating-point parameter and buffer as float32."""
         return self.to(np.float32)
 
     # -- saving and loading ----------------------------------------------
 
-    def _all_parameters(self) -> Iterator[tuple[str, Parameter]]:
-        """Every (name, parameter) under every name, shared ones too (what PyTorch's
-        state_dict lists: a tied weight appears under both names)."""
+    def _all_modules(self) -> Iterator[tuple[str, Module]]:
+        """Every (dotted name, module) under every name, shared ones too, depth first (the
+        walk of ``state_dict``: a tied weight appears under both names, as in PyTorch)."""
         stack = [("", self)]
         while stack:
             prefix, module = stack.pop()
+            yield prefix, module
+            below = [(f"{prefix}.{n}" if prefix else n, m) for n, m in module._modules.items()]
+            stack.extend(reversed([(n, m) for n, m in below if m is not None]))
+
+    def _all_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        """Every (name, parameter) under every name, shared ones too."""
+        for prefix, module in self._all_modules():
             for name, p in module._parameters.items():
                 if p is not None:
                     yield (f"{prefix}.{name}" if prefix else name), p
-            below = [(f"{prefix}.{n}" if prefix else n, m) for n, m in module._modules.items()]
-            stack.extend(reversed(below))
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """A copy of every parameter's values, keyed by its dotted name (a parameter
-        shared by two modules under both names, as in PyTorch).
+    def _state(self) -> Iterator[tuple[str, Tensor]]:
+        """``state_dict``'s entries in PyTorch's order: each module's parameters, then its
+        persistent buffers, module after module."""
+        for prefix, module in self._all_modules():
+            skip = module.__dict__.get("_non_persistent_buffers", set())
+            own = [*module._parameters.items()]
+            own += [(n, b) for n, b in module.__dict__.get("_buffers", {}).items() if n not in skip]
+            for name, t in own:
+                if t is not None:
+                    yield (f"{prefix}.{name}" if prefix else name), t
+
+    def state_dict(self, *, prefix: str = "", keep_vars: bool = False) -> dict[str, Tensor]:
+        """Every parameter and persistent buffer by its dotted name, as tensors that share
+        the values (as PyTorch's do: they change when the model trains; ``copy.deepcopy`` or
+        ``torch.save`` it to keep a snapshot). ``keep_vars=True`` gives the parameters
+        themselves.
 
         >>> from micrograd_edu.nn import Linear
         >>> net = Linear(2, 1, seed=0)
         >>> sorted(net.state_dict())
         ['bias', 'weight']
         """
-        return {name: p.data.copy() for name, p in self._all_parameters()}
+        return OrderedDict(
+            (prefix + name, t if keep_vars else t.detach()) for name, t in self._state()
+        )
 
-    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> None:
-        """Copy values from ``state`` into the parameters (in place).
+    def load_state_dict(self, state: dict[str, Any], strict: bool = True) -> _IncompatibleKeys:
+        """Copy values from ``state`` into the parameters and buffers (in place).
 
-        With ``strict`` (the default) the keys must match exactly; every
-        missing or unexpected key is named. Shapes must always match.
+        With ``strict`` (the default) the keys must match exactly; every missing or
+        unexpected key is named. Shapes must always match. Returns the missing and
+        unexpected keys, as PyTorch does.
         """
-        own = dict(self._all_parameters())
+        own = dict(self._state())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]
         problems = []
@@ -264,14 +452,14 @@ class Module:
         if strict and unexpected:
             problems.append(f"unexpected keys {unexpected}")
         values = {}
-        for name, p in own.items():
+        for name, t in own.items():
             if name not in state:
                 continue
             value = state[name]
-            value = np.asarray(value.data if isinstance(value, Tensor) else value, p.data.dtype)
-            if value.shape != p.data.shape:
+            value = np.asarray(value.data if isinstance(value, Tensor) else value, t.data.dtype)
+            if value.shape != t.data.shape:
                 problems.append(
-                    f"shape mismatch for {name!r}: the model has {p.data.shape}, "
+                    f"shape mismatch for {name!r}: the model has {t.data.shape}, "
                     f"the state has {value.shape}"
                 )
             values[name] = value
@@ -280,6 +468,7 @@ class Module:
         with no_grad():  # in place, as PyTorch does: whoever holds the array sees it
             for name, value in values.items():
                 own[name].copy_(value)
+        return _IncompatibleKeys(missing, unexpected)
 
     # -- printing ----------------------------------------------------------
 
@@ -300,3 +489,32 @@ class Module:
         lines += children
         body = "\n  " + "\n  ".join(lines) + "\n" if lines else ""
         return f"{type(self).__name__}({body})"
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+class RemovableHandle:
+    """What registering a hook returns: ``remove()`` takes the hook away again."""
+
+    _ids = count()
+
+    def __init__(self, hooks: dict, hook: Any, prepend: bool = False) -> None:
+        self.hooks, self.id = hooks, next(self._ids)
+        hooks[self.id] = hook
+        if prepend:
+            for key in [k for k in hooks if k != self.id]:
+                hooks[key] = hooks.pop(key)  # the others move behind it
+
+    def remove(self) -> None:
+        self.hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()

@@ -32,8 +32,11 @@ __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
-    """Adam (see the module docstring); ``state[p]`` holds ``step``, ``exp_avg`` (m)
-    and ``exp_avg_sq`` (v), as in PyTorch."""
+    """Adam (see the module docstring); ``state[p]`` holds ``step``, ``exp_avg`` (m),
+    ``exp_avg_sq`` (v) and with ``amsgrad`` ``max_exp_avg_sq`` (the running maximum of v,
+    which then takes v's place in the step), as in PyTorch. A parameter gets its state at
+    its first gradient, as in PyTorch: one that never gets a gradient has none.
+    ``maximize=True`` climbs the objective instead."""
 
     _decoupled = False
 
@@ -44,9 +47,20 @@ class Adam(Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
-        self._flat: dict[int, tuple[np.ndarray, np.ndarray, list[slice], bool]] = {}
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+        self._flat: dict[int, tuple] = {}
 
     def check(self, group: dict[str, Any]) -> None:
         super().check(group)
@@ -60,28 +74,27 @@ class Adam(Optimizer):
         require(name, "weight_decay", group["weight_decay"], lambda v: v >= 0, "a number >= 0")
 
     def _moments(self, index: int, group: dict[str, Any]) -> tuple:
-        """The group's m and v laid end to end, the slices of each parameter in them,
-        and each parameter's state, whose moments are views into m and v."""
+        """The group's moments laid end to end (m, v and, with amsgrad, max v), the slices
+        of each parameter in them, and each parameter's state, whose moments are views into
+        those arrays (the state joins ``self.state`` at the parameter's first gradient)."""
         if index not in self._flat:
             params = group["params"]
             dtypes = {p.data.dtype for p in params}
             one_dtype = len(dtypes) == 1
             bounds = np.cumsum([0] + [p.data.size for p in params])
             dtype = dtypes.pop() if one_dtype else np.float64
-            m_all, v_all = np.zeros(bounds[-1], dtype), np.zeros(bounds[-1], dtype)
+            count = 3 if group["amsgrad"] else 2
+            flats = tuple(np.zeros(bounds[-1], dtype) for _ in range(count))
             slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-            states = []
-            for p, s in zip(params, slices, strict=True):
-                shape = p.data.shape
-                states.append(
-                    {
-                        "step": 0,
-                        "exp_avg": m_all[s].reshape(shape),
-                        "exp_avg_sq": v_all[s].reshape(shape),
-                    }
-                )
-                self.state[p] = states[-1]
-            self._flat[index] = (m_all, v_all, slices, states, one_dtype)
+            names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")[:count]
+            states = [
+                {
+                    "step": 0,
+                    **{k: f[s].reshape(p.data.shape) for k, f in zip(names, flats, strict=True)},
+                }
+                for p, s in zip(params, slices, strict=True)
+            ]
+            self._flat[index] = (flats, slices, states, one_dtype)
         return self._flat[index]
 
     def step(self, closure: Any = None) -> Any:
@@ -89,9 +102,14 @@ class Adam(Optimizer):
         loss = closure() if closure is not None else None
         for index, group in enumerate(self.param_groups):
             params = group["params"]
-            m_all, v_all, slices, states, one_dtype = self._moments(index, group)
+            flats, slices, states, one_dtype = self._moments(index, group)
             datas = [p.data for p in params]
             grads = gradients_of(params)
+            if group["maximize"]:
+                grads = [None if g is None else -g for g in grads]
+            for p, g, state in zip(params, grads, states, strict=True):
+                if g is not None and p not in self.state:
+                    self.state[p] = state
             t = states[0]["step"] if states else 0
             if (
                 one_dtype
@@ -101,7 +119,7 @@ class Adam(Optimizer):
                 data = np.concatenate([d.ravel() for d in datas])
                 grad = np.concatenate([g.ravel() for g in grads])
                 t += 1
-                self._update(group, data, grad, m_all, v_all, t)
+                self._update(group, data, grad, *flats, t=t)
                 for d, s, state in zip(datas, slices, states, strict=True):
                     d[...] = data[s].reshape(d.shape)
                     state["step"] = t
@@ -109,13 +127,25 @@ class Adam(Optimizer):
                 for d, g, state in zip(datas, grads, states, strict=True):
                     if g is not None:
                         state["step"] += 1
-                        m, v = state["exp_avg"], state["exp_avg_sq"]
-                        self._update(group, d, g, m, v, state["step"])
+                        moments = [
+                            state[k]
+                            for k in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+                            if k in state
+                        ]
+                        self._update(group, d, g, *moments, t=state["step"])
             updated(*(p for p, g in zip(params, grads, strict=True) if g is not None))
         return loss
 
     def _update(
-        self, group: dict, p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, t: int
+        self,
+        group: dict,
+        p: np.ndarray,
+        g: np.ndarray,
+        m: np.ndarray,
+        v: np.ndarray,
+        v_max: np.ndarray | None = None,
+        *,
+        t: int,
     ) -> None:
         lr, (beta1, beta2), eps, decay = (
             group["lr"],
@@ -131,7 +161,9 @@ class Adam(Optimizer):
         m += (1.0 - beta1) * (g - m)  # torch's lerp_ for a weight below 0.5
         v *= beta2
         v += (1.0 - beta2) * g * g  # torch's addcmul_ order: (value * g) * g
-        denom = np.sqrt(v)
+        if v_max is not None:
+            np.maximum(v_max, v, out=v_max)
+        denom = np.sqrt(v if v_max is None else v_max)
         denom /= math.sqrt(1.0 - beta2**t)
         denom += eps
         p -= (lr / (1.0 - beta1**t)) * (m / denom)
@@ -139,11 +171,14 @@ class Adam(Optimizer):
     def load_state(self, p: Any, saved: dict[str, Any]) -> None:
         # Into the views, so that the flat arrays stay the parameters' moments.
         index = next(i for i, g in enumerate(self.param_groups) if any(q is p for q in g["params"]))
-        self._moments(index, self.param_groups[index])
-        state = self.state[p]
+        group = self.param_groups[index]
+        position = next(i for i, q in enumerate(group["params"]) if q is p)
+        state = self._moments(index, group)[2][position]
         state["step"] = int(saved["step"])
-        np.copyto(state["exp_avg"], saved["exp_avg"])
-        np.copyto(state["exp_avg_sq"], saved["exp_avg_sq"])
+        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+            if key in state and key in saved:
+                np.copyto(state[key], np.asarray(getattr(saved[key], "data", saved[key])))
+        self.state[p] = state
 
 
 class AdamW(Adam):
@@ -158,5 +193,8 @@ class AdamW(Adam):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

@@ -26,7 +26,7 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent (see the module docstring)."""
+    """Stochastic gradient descent (see the module docstring); ``maximize=True`` climbs."""
 
     def __init__(
         self,
@@ -36,6 +36,8 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        *,
+        maximize: bool = False,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -43,6 +45,7 @@ class SGD(Optimizer):
             dampening=dampening,
             weight_decay=weight_decay,
             nesterov=nesterov,
+            maximize=maximize,
         )
         super().__init__(params, defaults)
 
@@ -62,6 +65,8 @@ class SGD(Optimizer):
             for p, g in zip(params, gradients_of(params), strict=True):
                 if g is None:
                     continue
+                if group["maximize"]:
+                    g = -g
                 if group["weight_decay"]:
                     g = g + group["weight_decay"] * p.data
                 if momentum:

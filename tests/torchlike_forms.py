@@ -1,0 +1,371 @@
+"""The call forms the fuzzer's programs draw from (:mod:`torchlike_programs`): PyTorch's
+methods and functions with their positional and keyword variants, the dtype expressions,
+models, optimisers, schedules and losses. ``{x}``, ``{y}``, ``{d}``... are filled in by the
+program generator."""
+
+UNARY = {
+    # name: (domain, forms)
+    "abs": ("any", ["{x}.abs()", "torch.abs({x})", "abs({x})"]),
+    "exp": ("small", ["{x}.exp()", "torch.exp({x})", "torch.exp(input={x})"]),
+    "log": ("positive", ["{x}.log()", "torch.log({x})"]),
+    "log1p": ("above-1", ["{x}.log1p()", "torch.log1p({x})"]),
+    "sqrt": ("positive", ["{x}.sqrt()", "torch.sqrt({x})"]),
+    "tanh": ("any", ["{x}.tanh()", "torch.tanh({x})", "F.tanh({x})", "nn.Tanh()({x})"]),
+    "sigmoid": ("any", ["{x}.sigmoid()", "torch.sigmoid({x})", "nn.Sigmoid()({x})"]),
+    "relu": ("any", ["{x}.relu()", "torch.relu({x})", "F.relu({x})", "nn.ReLU()({x})"]),
+    "leaky_relu": (
+        "any",
+        ["F.leaky_relu({x}, 0.1)", "F.leaky_relu({x}, negative_slope=0.2)", "nn.LeakyReLU()({x})"],
+    ),
+    "sin": ("any", ["{x}.sin()", "torch.sin({x})"]),
+    "cos": ("any", ["{x}.cos()", "torch.cos({x})"]),
+    "tan": ("small", ["{x}.tan()", "torch.tan({x})"]),
+    "square": ("any", ["{x}.square()", "torch.square({x})", "{x} * {x}"]),
+    "neg": ("any", ["-{x}", "{x}.neg()", "torch.neg({x})"]),
+    "sign": ("any", ["{x}.sign()", "torch.sign({x})"]),
+    "pow": (
+        "any",
+        ["{x} ** 2", "{x} ** 3", "{x}.pow(2)", "torch.pow({x}, 3)", "{x} ** 0", "{x} ** -1.0"],
+    ),
+    "fracpow": ("positive", ["{x} ** 0.5", "{x}.pow(1.5)", "2.0 ** {x}", "torch.pow(2.0, {x})"]),
+    "reciprocal": ("nonzero", ["1 / {x}", "1.0 / {x}", "{x} ** -1", "2 / {x}"]),
+    "scalar": (
+        "any",
+        ["{x} + 1.5", "1.5 - {x}", "2.0 * {x}", "{x} / 4", "{x} - 1", "3 * {x} + 1", "{x} * 0"],
+    ),
+    "clamp": (
+        "any",
+        [
+            "{x}.clamp(-0.5, 0.5)",
+            "{x}.clamp(min=0.1)",
+            "{x}.clamp(max=0.3)",
+            "torch.clamp({x}, min=-1.0)",
+            "torch.clamp({x}, -1, 1)",
+            "{x}.clip(-1.0, 1.0)",
+            "torch.clip({x}, max=0.5)",
+            "{x}.clamp(0.5, -0.5)",
+            "{x}.clamp()",
+        ],
+    ),
+    "copy": ("any", ["{x}.clone()", "{x}.contiguous()", "{x}.double()", "{x}.to(torch.float64)"]),
+    "detach": ("any", ["{x}.detach()", "{x}.detach().clone()"]),
+}
+
+
+DOMAIN_FIX = {
+    "positive": "({x}.abs() + 0.5)",
+    "above-1": "({x}.abs() + 0.1)",
+    "nonzero": "({x}.abs() + 0.5)",
+    "small": "({x} * 0.5)",
+}
+
+
+BINARY = [
+    "{x} + {y}",
+    "{x} - {y}",
+    "{x} * {y}",
+    "{x} / {y}",
+    "torch.add({x}, {y})",
+    "torch.add({x}, {y}, alpha=2.0)",
+    "{x}.add({y})",
+    "{x}.sub({y}, alpha=0.5)",
+    "torch.sub({x}, {y})",
+    "torch.mul({x}, {y})",
+    "{x}.mul({y})",
+    "torch.div({x}, {y})",
+    "{x}.div({y})",
+    "torch.maximum({x}, {y})",
+    "torch.minimum({x}, {y})",
+    "{x}.maximum({y})",
+    "torch.max({x}, {y})",
+    "torch.min({x}, {y})",
+    "torch.where({x} > {y}, {x}, {y})",
+    "torch.where({x} > 0, {x}, {y})",
+    "torch.where({x} > 0, {x}, 0.0)",
+    "torch.where({y} < 0.5, 1.0, {x})",
+    "{x}.where({x} > {y}, {y})",
+    "{x} ** {y}",
+    "{x}.pow({y})",
+]
+
+
+def _reduce_forms(name: str) -> list[tuple[str, str]]:
+    """(form, kind): kind says which arguments the form takes."""
+    m, f = "{x}." + name, "torch." + name + "({x}"
+    every = [(m + "()", "all"), (f + ")", "all")]
+    one = [
+        (m + "({d})", "dim"),
+        (m + "(dim={d})", "dim"),
+        (f + ", {d})", "dim"),
+        (f + ", dim={d})", "dim"),
+        (m + "({d}, True)", "dim+keep"),
+        (m + "({d}, keepdim=True)", "dim+keep"),
+        (m + "(dim={d}, keepdim=True)", "dim+keep"),
+        (f + ", {d}, keepdim=True)", "dim+keep"),
+    ]
+    many = [
+        (m + "(dim={ds})", "dims"),
+        (m + "({ds})", "dims"),
+        (m + "({ds}, keepdim=True)", "dims+keep"),
+        (m + "(dim=())", "none"),
+        (m + "(dim=[])", "none"),
+    ]
+    return every + one + many
+
+
+REDUCTIONS = {
+    "sum": _reduce_forms("sum"),
+    "mean": _reduce_forms("mean"),
+    "prod": _reduce_forms("prod")[:10],
+    "amax": _reduce_forms("amax"),
+    "amin": _reduce_forms("amin"),
+    "logsumexp": _reduce_forms("logsumexp")[2:],
+    "nansum": _reduce_forms("sum")[:2],
+    "var": _reduce_forms("var")
+    + [
+        ("{x}.var(unbiased=False)", "all"),
+        ("{x}.var({d}, unbiased=False)", "dim"),
+        ("{x}.var({d}, False)", "dim"),
+        ("{x}.var(correction=0)", "all"),
+        ("{x}.var(dim={d}, correction=2)", "dim"),
+    ],
+    "std": _reduce_forms("std")[:9]
+    + [("{x}.std(unbiased=False)", "all"), ("torch.std({x}, {d}, keepdim=True)", "dim+keep")],
+    "norm": [
+        ("{x}.norm()", "all"),
+        ("torch.norm({x})", "all"),
+        ("{x}.norm(2)", "all"),
+        ("{x}.norm(p=1)", "all"),
+        ("{x}.norm(p='fro')", "all"),
+        ("{x}.norm(float('inf'))", "all"),
+        ("{x}.norm(dim={d})", "dim"),
+        ("{x}.norm(1, {d})", "dim"),
+        ("{x}.norm(p=2, dim={d}, keepdim=True)", "dim+keep"),
+        ("torch.norm({x}, dim={d})", "dim"),
+        ("{x}.norm(dim={ds})", "dims"),
+    ],
+}
+
+
+SOFTMAX = [
+    "{x}.softmax({d})",
+    "{x}.softmax(dim={d})",
+    "torch.softmax({x}, {d})",
+    "torch.softmax({x}, dim={d})",
+    "F.softmax({x}, dim={d})",
+    "F.log_softmax({x}, {d})",
+    "{x}.log_softmax(dim={d})",
+    "torch.log_softmax({x}, {d})",
+    "nn.Softmax(dim={d})({x})",
+    "nn.LogSoftmax(dim={d})({x})",
+    "nn.Softmax()({x})",
+    "nn.LogSoftmax()({x})",
+    "F.softmax({x})",
+]
+
+
+# How a mask is used: (dtype, None for x's; whether x's gradient flows; shape: "x", (), None)
+MASK_USES = {
+    "torch.where({m}, {x}, -{x})": (None, True, "x"),
+    "{x} * {m}": (None, True, "x"),
+    "{m}.double() * {x}": (None, True, "x"),
+    "{x}[{m}]": (None, True, None),
+    "{m}.float()": ("float32", False, "x"),
+    "{m}.long()": ("int64", False, "x"),
+    "{m}.sum()": ("int64", False, ()),
+    "{m}.any()": ("bool", False, ()),
+    "{m}.all()": ("bool", False, ()),
+}
+
+
+HOOKS = [
+    "lambda g: g * 2",
+    "lambda g: g ** 2",
+    "lambda g: g.clamp(max=0.5)",
+    "lambda g: None",
+    "lambda g: rec(g)",
+    "lambda g: g + 1",
+]
+
+
+DTYPE_EXPRS = [
+    ("{i} + 1", "int"),
+    ("{i32} + 1", "int32"),
+    ("{i32} * 2", "int32"),
+    ("{i32} + {i}", "int"),
+    ("{i} * 2.5", "float"),
+    ("{i} / 2", "float"),
+    ("{i} // 2", "int"),
+    ("{i} % 3", "int"),
+    ("{i} ** 2", "int"),
+    ("-{i}", "int"),
+    ("{i}.sum()", "int"),
+    ("{i32}.sum()", "int"),
+    ("{i}.mean()", "error"),
+    ("{i}.float().mean()", "float"),
+    ("{b}.sum()", "int"),
+    ("{b} & {b2}", "bool"),
+    ("{b} | {b2}", "bool"),
+    ("~{b}", "bool"),
+    ("{b} ^ {b2}", "bool"),
+    ("{b} * 2", "int"),
+    ("{b} + {b2}", "bool"),
+    ("{b}.float() * {f}", "float"),
+    ("{f32} + {f}", "float"),
+    ("{f32} * 2.0", "float32"),
+    ("{f32} + {i}", "float32"),
+    ("{i32} + {f32}", "float32"),
+    ("{f32}.sum()", "float32"),
+    ("{i}.float()", "float32"),
+    ("{i}.double()", "float"),
+    ("{i}.to(torch.float64)", "float"),
+    ("{i32}.long()", "int"),
+    ("{f}.int()", "int32"),
+    ("{f}.long()", "int"),
+    ("{f}.to(torch.int64)", "int"),
+    ("{f}.to(dtype=torch.int32)", "int32"),
+    ("{b}.int()", "int32"),
+    ("{f}.bool()", "bool"),
+    ("{i}.dtype == torch.int64", "py"),
+    ("{i}.dtype == torch.long", "py"),
+    ("{i32}.dtype == torch.int32", "py"),
+    ("({i32} + 1).dtype == torch.int32", "py"),
+    ("{i32}.dtype == torch.int", "py"),
+    ("{f}.dtype == torch.float64", "py"),
+    ("{f}.dtype == torch.double", "py"),
+    ("{f32}.dtype == torch.float", "py"),
+    ("{f32}.dtype == torch.float32", "py"),
+    ("{f}.dtype == torch.float32", "py"),
+    ("{f}.dtype is torch.float64", "py"),
+    ("{f}.dtype in (torch.float32, torch.float64)", "py"),
+    ("{b}.dtype == torch.bool", "py"),
+    ("{f}.is_floating_point()", "py"),
+    ("{i}.is_floating_point()", "py"),
+    ("torch.is_floating_point({f32})", "py"),
+    ("torch.get_default_dtype() == torch.float64", "py"),
+    ("torch.zeros(2, dtype=torch.long)", "int"),
+    ("torch.zeros(2, 3, dtype=torch.int32)", "int32"),
+    ("torch.ones((2, 3), dtype=torch.float32)", "float32"),
+    ("torch.full((2,), 3)", "int"),
+    ("torch.full((2, 2), 3.0)", "float"),
+    ("torch.full((2,), True)", "bool"),
+    ("torch.arange(5)", "int"),
+    ("torch.arange(5.0)", "float"),
+    ("torch.arange(1, 4)", "int"),
+    ("torch.arange(0, 1, 0.25)", "float"),
+    ("torch.arange(6).reshape(2, 3)", "int"),
+    ("torch.arange(start=2, end=5)", "int"),
+    ("torch.arange(4, dtype=torch.float64)", "float"),
+    ("torch.linspace(0, 1, 5)", "float"),
+    ("torch.linspace(-1, 1, steps=3)", "float"),
+    ("torch.eye(3)", "float"),
+    ("torch.eye(2, 3)", "float"),
+    ("torch.tensor([1, 2.5])", "float"),
+    ("torch.tensor([True, False])", "bool"),
+    ("torch.tensor(3)", "int"),
+    ("torch.tensor(3.0)", "float"),
+    ("torch.tensor([[1, 2], [3, 4]], dtype=torch.float32)", "float32"),
+    ("torch.tensor([])", "float"),
+    ("torch.zeros_like({i})", "int"),
+    ("torch.zeros_like({i}, dtype=torch.float64)", "float"),
+    ("torch.ones_like({f32})", "float32"),
+    ("torch.full_like({f}, 7)", "float"),
+    ("torch.empty(2, 3).shape", "py"),
+    ("torch.zeros(2, 3)", "float"),
+    ("torch.zeros((2, 3))", "float"),
+    ("torch.zeros([2, 3])", "float"),
+    ("torch.ones(size=(2,))", "float"),
+    ("torch.zeros(0)", "float"),
+    ("torch.Tensor([1, 2])", "float"),
+    ("torch.Tensor(2, 3).shape", "py"),
+    ("torch.Tensor([[1.5]])", "float"),
+    ("nn.Parameter(torch.Tensor(3, 2)).shape", "py"),
+    ("nn.Parameter(torch.zeros(2)).requires_grad", "py"),
+    ("torch.randn(2, 3).shape", "py"),
+    ("torch.rand(4).dtype", "py"),
+    ("torch.randint(0, 5, (3,)).dtype", "py"),
+    ("torch.randint(5, (2, 2)).shape", "py"),
+    ("torch.randn(3, dtype=torch.float32).dtype", "py"),
+    ("{f}.numel()", "py"),
+    ("{f}.dim()", "py"),
+    ("{f}.ndim", "py"),
+    ("{f}.size()", "py"),
+    ("{f}.size(0)", "py"),
+    ("{f}.size(-1)", "py"),
+    ("{f}.shape[0]", "py"),
+    ("len({f})", "py"),
+    ("{f}[0].item()", "py"),
+    ("{i}[0].item()", "py"),
+    ("{b}[0].item()", "py"),
+    ("{f}.tolist()", "py"),
+    ("{i}.tolist()", "py"),
+    ("int({i}[0])", "py"),
+    ("float({f}[1])", "py"),
+    ("bool({b}[0])", "py"),
+    ("{f}.sum().item() > 0", "py"),
+    ("[t.item() for t in {f}]", "py"),
+    ("torch.numel({f})", "py"),
+    ("torch.is_tensor({f})", "py"),
+    ("isinstance({f}, torch.Tensor)", "py"),
+    ("{f}.device == torch.device('cpu')", "py"),
+    ("str({f}.device)", "py"),
+    ("{f}.to('cpu')", "float"),
+    ("{f}.cpu()", "float"),
+    ("{f}.to(torch.device('cpu'))", "float"),
+    ("{f}.to('cpu', torch.float32)", "float32"),
+    ("{f}.type_as({i})", "int"),
+    ("torch.allclose({f}, {f} + 1e-9)", "py"),
+    ("torch.equal({f}, {f}.clone())", "py"),
+    ("{f}.argmax().item()", "py"),
+    ("{f}.max(0)[1].item()", "py"),
+]
+
+
+MODELS = [
+    "nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))",
+    "nn.Sequential(nn.Linear(3, 5), nn.ReLU(), nn.Linear(5, 2, bias=False))",
+    "nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))",
+    "nn.Sequential(nn.Flatten(), nn.Linear(3, 4), nn.LeakyReLU(0.1), nn.Dropout(0.0), "
+    "nn.Linear(4, 2))",
+    "nn.Sequential(nn.Linear(3, 4), nn.Sigmoid(), nn.Linear(4, 2), nn.LogSoftmax(dim=1))",
+]
+
+
+OPTIMISERS = [
+    "torch.optim.SGD({p}, lr=0.1)",
+    "torch.optim.SGD({p}, lr=0.1, momentum=0.9)",
+    "torch.optim.SGD({p}, lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01)",
+    "torch.optim.SGD({p}, 0.1, 0.5, 0.1)",
+    "torch.optim.Adam({p})",
+    "torch.optim.Adam({p}, lr=0.01, betas=(0.8, 0.99), weight_decay=0.1)",
+    "torch.optim.Adam({p}, lr=0.02, amsgrad=True)",
+    "torch.optim.Adam({p}, 0.01)",
+    "torch.optim.AdamW({p}, lr=0.01)",
+    "torch.optim.AdamW({p}, lr=0.01, weight_decay=0.1, amsgrad=True)",
+    "torch.optim.RMSprop({p}, lr=0.01)",
+    "torch.optim.RMSprop({p}, lr=0.01, alpha=0.9, momentum=0.5, centered=True)",
+    "torch.optim.RMSprop({p}, lr=0.01, weight_decay=0.1, eps=1e-6)",
+]
+
+
+SCHEDULERS = [
+    "torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)",
+    "torch.optim.lr_scheduler.StepLR(opt, 3)",
+    "torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)",
+    "torch.optim.lr_scheduler.ExponentialLR(opt, 0.8)",
+    "torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 1 / (e + 1))",
+    "torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda e: 0.9 ** e)",
+    "torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 4], gamma=0.5)",
+]
+
+
+LOSSES = [
+    ("nn.CrossEntropyLoss()", "labels"),
+    ("nn.CrossEntropyLoss(label_smoothing=0.1)", "labels"),
+    ("nn.CrossEntropyLoss(ignore_index=1)", "labels"),
+    ("nn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0]), reduction='sum')", "labels"),
+    ("nn.MSELoss()", "values"),
+    ("nn.MSELoss(reduction='sum')", "values"),
+    ("nn.BCEWithLogitsLoss()", "probabilities"),
+    ("nn.NLLLoss()", "log-probabilities"),
+]
