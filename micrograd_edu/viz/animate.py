@@ -90,8 +90,10 @@ class Animation:
         return caption
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .widgets import widget_bundle
+
         try:
-            return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
+            return widget_bundle(self.widget(), include, exclude)
         except (ImportError, RenderError) as error:
             items = "".join(f"<li>{html.escape(f.caption)}</li>" for f in self.frames)
             return {
