@@ -59,35 +59,6 @@ def python7() -> Path:
     return _make(Path(sys.prefix) / "ipywidgets7")
 
 
-RUN = textwrap.dedent(
-    """
-    import json, sys, nbformat
-    from nbclient import NotebookClient
-    from micrograd_edu.course import doctor
-    from micrograd_edu.viz import widgets
-
-    failures = {}
-    for path in sys.argv[2:]:
-        nb = nbformat.read(path, as_version=4)
-        # the kernel must really be on ipywidgets 7: the first cell says so
-        nb.cells.insert(0, nbformat.v4.new_code_cell(
-            "import ipywidgets; assert ipywidgets.__version__ == %r, ipywidgets.__version__"))
-        folder = path.rsplit("/", 1)[0]
-        try:
-            NotebookClient(nb, timeout=300, kernel_name="python3",
-                           resources={"metadata": {"path": folder}}).execute()
-        except Exception as error:
-            failures[path] = f"{type(error).__name__}: {error}"[-3000:]
-    found = {"shipped": doctor._check_widgets()}
-    # the delegation that crashed on ipywidgets 7, planted back
-    widgets.widget_bundle = lambda w, i=None, e=None: w._repr_mimebundle_(include=i, exclude=e)
-    found["planted"] = doctor._check_widgets()
-    print(json.dumps({"failures": failures,
-                      "doctor": {k: [f.ok, f.detail] for k, f in found.items()}}))
-    """
-)
-
-
 def _kernel_spec(python: Path, folder: Path) -> dict[str, str]:
     """An environment whose only "python3" kernel runs ``python``."""
     spec = folder / "kernels" / "python3"
@@ -99,26 +70,38 @@ def _kernel_spec(python: Path, folder: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def under_7(python7, tmp_path_factory) -> dict:
-    """One run under ipywidgets 7: the four lectures, then doctor's widget check."""
-    folder = tmp_path_factory.mktemp("ipywidgets7")
-    paths = [str(ROOT / "notebooks" / f"{name}.ipynb") for name in LECTURES]
+def test_the_widget_lectures_run_under_ipywidgets_7(python7, tmp_path):
+    paths = [ROOT / "notebooks" / f"{name}.ipynb" for name in LECTURES]
     done = subprocess.run(
-        [python7, "-c", RUN % VERSION, "run", *paths],
-        capture_output=True, text=True, env=_kernel_spec(python7, folder), timeout=900,
+        [python7, ROOT / "tests" / "run_notebooks.py", "--ipywidgets", VERSION, *paths],
+        capture_output=True, text=True, env=_kernel_spec(python7, tmp_path), timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def test_the_widget_lectures_run_under_ipywidgets_7(under_7):
-    failures = under_7["failures"]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    failures = {path: r["error"] for path, r in results.items() if r["error"]}
+    assert len(results) == 4
     assert not failures, "\n\n".join(f"{path}:\n{error}" for path, error in failures.items())
 
 
-def test_doctor_answers_no_where_a_widget_would_crash_on_ipywidgets_7(under_7):
-    ok, detail = under_7["doctor"]["shipped"]
+DOCTOR = textwrap.dedent(
+    """
+    import json
+    from micrograd_edu.course import doctor
+    from micrograd_edu.viz import widgets
+
+    found = {"shipped": doctor._check_widgets()}
+    # the delegation that crashed on ipywidgets 7, planted back
+    widgets.widget_bundle = lambda w, i=None, e=None: w._repr_mimebundle_(include=i, exclude=e)
+    found["planted"] = doctor._check_widgets()
+    print(json.dumps({k: [f.ok, f.detail] for k, f in found.items()}))
+    """
+)
+
+
+def test_doctor_answers_no_where_a_widget_would_crash_on_ipywidgets_7(python7):
+    done = subprocess.run([python7, "-c", DOCTOR], capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    ok, detail = found["shipped"]
     assert ok and f"ipywidgets {VERSION}" in detail, detail
-    ok, detail = under_7["doctor"]["planted"]
+    ok, detail = found["planted"]
     assert not ok and "'VBox' object has no attribute '_repr_mimebundle_'" in detail, detail
