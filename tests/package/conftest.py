@@ -7,94 +7,10 @@ few minutes, mostly pip (its cache makes later runs shorter). One wheel is built
 student environment made per session, and every test shares them.
 """
 
-from __future__ import annotations
-
-import os
-import re
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args, **kwargs) -> subprocess.CompletedProcess:
-    """Run a command; fail with its output when it fails."""
-    done = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kwargs)
-    if done.returncode:
-        said = f"{done.stdout[-2000:]}{done.stderr[-3000:]}"
-        pytest.fail(f"{' '.join(map(str, args))} failed:\n{said}")
-    return done
-
-
-def build_wheel(source: Path, out: Path) -> Path:
-    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", out, source)
-    [wheel] = out.glob("micrograd_edu-*.whl")
-    return wheel
-
-
-def clone(folder: Path) -> Path:
-    """A clone of this repository at its current commit (what is committed is what ships)."""
-    head = run("git", "-C", ROOT, "rev-parse", "HEAD").stdout.strip()
-    run("git", "clone", "--quiet", "--no-checkout", ROOT, folder)
-    run("git", "-C", folder, "checkout", "--quiet", head)
-    return folder
-
-
-def environment(folder: Path, *requirements: str) -> Path:
-    """A fresh virtual environment with ``requirements``; returns its bin/ folder."""
-    run(sys.executable, "-m", "venv", folder)
-    run(folder / "bin" / "python", "-m", "pip", "install", "--quiet",
-        "--disable-pip-version-check", *requirements)  # fmt: skip
-    return folder / "bin"
-
-
-def private_env(home: Path, bin_folder: Path) -> dict[str, str]:
-    """A student's shell: their own home (Jupyter's settings in it), the environment's
-    commands first on PATH, and nothing of this checkout on PYTHONPATH."""
-    home.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON"))}
-    env.update(HOME=str(home), PATH=f"{bin_folder}{os.pathsep}{env['PATH']}")
-    env.update(OPENBLAS_NUM_THREADS="1", PYTHONNOUSERSITE="1")
-    return env
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_line(process: subprocess.Popen, log: Path, pattern: str, seconds: float = 180):
-    """The first match of ``pattern`` in the process's log, waiting for it."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = re.search(pattern, log.read_text())
-        if found:
-            return found
-        if process.poll() is not None:
-            pytest.fail(f"exited early:\n{log.read_text()[-3000:]}")
-        time.sleep(0.3)
-    pytest.fail(f"no {pattern!r} within {seconds} s:\n{log.read_text()[-3000:]}")
-
-
-def stop(process: subprocess.Popen) -> None:
-    """Stop a process started in its own session, and everything it started."""
-    for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+from package_helpers import build_wheel, clone, environment
 
 
 @pytest.fixture(scope="session")
