@@ -10,7 +10,7 @@ student environment made per session, and every test shares them.
 from pathlib import Path
 
 import pytest
-from package_helpers import build_wheel, clone, environment
+from package_helpers import build_wheel, clone, environment, run
 
 
 @pytest.fixture(scope="session")
@@ -23,4 +23,9 @@ def wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def student(tmp_path_factory, wheel) -> Path:
     """A fresh environment with ``micrograd-edu[course]`` from the wheel: its bin/."""
-    return environment(tmp_path_factory.mktemp("student") / "venv", f"{wheel}[course]")
+    folder = tmp_path_factory.mktemp("student")
+    bin_folder = environment(folder / "venv", f"{wheel}[course]")
+    where = run(bin_folder / "python", "-c", "import micrograd_edu; print(micrograd_edu.__file__)",
+                cwd=folder).stdout  # fmt: skip
+    assert where.startswith(str(folder / "venv")), f"micrograd_edu came from {where}"
+    return bin_folder

@@ -16,8 +16,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def clean_env() -> dict[str, str]:
+    """This process's environment without Python's and Jupyter's settings: the tests' own
+    PYTHONPATH names this checkout, which would stand in for the wheel under test (pip too
+    would take the checkout's egg-info for an installed micrograd_edu)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON"))}
+
+
 def run(*args, **kwargs) -> subprocess.CompletedProcess:
-    """Run a command; fail with its output when it fails."""
+    """Run a command (in :func:`clean_env` unless given one); fail with its output when it
+    fails."""
+    kwargs.setdefault("env", clean_env())
     done = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kwargs)
     if done.returncode:
         said = f"{done.stdout[-2000:]}{done.stderr[-3000:]}"
@@ -51,7 +60,7 @@ def private_env(home: Path, bin_folder: Path) -> dict[str, str]:
     """A student's shell: their own home (Jupyter's settings in it), the environment's
     commands first on PATH, and nothing of this checkout on PYTHONPATH."""
     home.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON"))}
+    env = clean_env()
     env.update(HOME=str(home), PATH=f"{bin_folder}{os.pathsep}{env['PATH']}")
     env.update(OPENBLAS_NUM_THREADS="1", PYTHONNOUSERSITE="1")
     return env

@@ -227,8 +227,10 @@ def test_next_to_ipywidgets_7_the_package_keeps_it_and_the_widget_lectures_run(
     run(python, "-m", "pip", "uninstall", "--quiet", "-y", "micrograd_edu")
     run(python, "-m", "pip", "install", "--quiet", "ipywidgets==7.8.5")
     run(python, "-m", "pip", "install", "--quiet", wheel)
-    said = run(python, "-c", "import ipywidgets, micrograd_edu; print(ipywidgets.__version__)")
-    assert said.stdout.strip() == "7.8.5"
+    ask = "import ipywidgets, micrograd_edu as m; print(ipywidgets.__version__, m.__file__)"
+    said = run(python, "-c", ask, cwd=tmp_path)
+    version, where = said.stdout.split()
+    assert version == "7.8.5" and where.startswith(str(student.parent)), said.stdout
     home = tmp_path / "home"
     run(student / "micrograd-edu", "update", tmp_path / "course", env=private_env(home, student))
     lectures = [tmp_path / "course" / "notebooks" / f"{n}.ipynb"
