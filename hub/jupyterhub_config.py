@@ -24,3 +24,6 @@ c.Spawner.cmd = [
     "jupyterhub-singleuser",
 ]
 c.Spawner.default_url = "/lab/tree/micrograd-edu-course/notebooks/00_welcome.ipynb"
+# The one link starts a student's server that is not running yet by itself, as logging in
+# does, rather than showing a page with a button to start it.
+c.JupyterHub.implicit_spawn_seconds = 1

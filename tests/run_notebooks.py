@@ -2,9 +2,10 @@
 
     python run_notebooks.py [--ipywidgets VERSION] NOTEBOOK...
 
-Prints one JSON object: for each notebook, the error that stopped it (or null) and what
-each ``check(...)`` cell reported, ``[exercise, score, max_score]``. With ``--ipywidgets``
-a first cell asserts that the kernel runs that version. Tests run it with the Python of
+Prints one JSON object: for each notebook, the error that stopped it (or null), what each
+``check(...)`` cell reported, ``[exercise, score, max_score]``, and what the first code cell
+printed (the install cell's message, if it installed the package). With ``--ipywidgets``
+a last cell asserts that the kernel still runs that version. Tests run it with the Python of
 another environment (ipywidgets 7's, a student's), so it imports nothing of the tests.
 """
 
@@ -41,9 +42,9 @@ def main() -> None:
     results = {}
     for path in map(Path, args.notebooks):
         nb = nbformat.read(path, as_version=4)
-        if args.ipywidgets:
+        if args.ipywidgets:  # last, so that it runs after the notebook's install cell
             source = f"import ipywidgets\nassert ipywidgets.__version__ == {args.ipywidgets!r}"
-            nb.cells.insert(0, nbformat.v4.new_code_cell(source))
+            nb.cells.append(nbformat.v4.new_code_cell(source))
         client = NotebookClient(
             nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": path.parent}}
         )
@@ -52,7 +53,9 @@ def main() -> None:
             error = None
         except Exception as failure:  # the cell that stopped it, with its traceback
             error = f"{type(failure).__name__}: {failure}"[-3000:]
-        results[str(path)] = {"error": error, "checks": checks(nb)}
+        first = next((c for c in nb.cells if c.cell_type == "code"), None)
+        said = "".join(o.get("text", "") for o in (first.get("outputs", []) if first else []))
+        results[str(path)] = {"error": error, "checks": checks(nb), "first_cell_said": said}
     print(json.dumps(results))
 
 
