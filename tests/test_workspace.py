@@ -324,3 +324,16 @@ def test_the_server_is_rooted_in_the_workspace_and_opens_chapter_00(tmp_path):
     assert not any(a.startswith("--port") for a in args)  # Jupyter picks a free one
     with pytest.raises(ValueError, match="'lab' or 'notebook'"):
         command("vscode")
+
+
+def test_the_report_counts_a_new_course_and_names_what_a_release_changed(tmp_path):
+    course = {f"notebooks/{i:02d}_x.ipynb": "x" for i in range(8)}
+    folder = tmp_path / "course"
+    said = workspace.report(folder, update(folder, release(tmp_path, "1.0", course)))
+    assert said.splitlines()[1].split() == ["added", "8", "in", "notebooks/"]
+    (folder / "notebooks" / "00_x.ipynb").write_bytes(notebook("mine"))
+    newer = dict(course, **{"notebooks/00_x.ipynb": "y", "exercises/01_x.ipynb": "e"})
+    said = workspace.report(folder, update(folder, release(tmp_path, "2.0", newer)))
+    assert "added     exercises/01_x.ipynb" in said
+    assert "kept      notebooks/00_x.ipynb: you changed it; the new version is beside it: " in said
+    assert workspace.report(folder, []).endswith("up to date")

@@ -244,12 +244,15 @@ def find_workspace(start: str | Path = ".") -> Path | None:
 
 def report(folder: Path, changes: list[Change]) -> str:
     """What a student reads after :func:`update`: where the course is and what changed
-    (the notebooks of a new workspace are counted, not listed)."""
+    (the notebooks of a new course are counted, a few new ones named)."""
     head = f"micrograd_edu {_package_version()}: your course is in {Path(folder).resolve()}"
     added = [c for c in changes if c.action == "added"]
-    lines = [str(c) for c in changes if c.action != "added"]
-    if added:
+    lines = [str(c) for c in changes if c.action != "added" or len(added) <= _NAMED]
+    if len(added) > _NAMED:
         counts = {sub: sum(c.path.startswith(sub + "/") for c in added) for sub in FOLDERS}
         where = ", ".join(f"{n} in {sub}/" for sub, n in counts.items() if n)
         lines.insert(0, f"added     {where}")
     return "\n".join([head, *("  " + line for line in lines)] if lines else [head, "  up to date"])
+
+
+_NAMED = 6  # more new notebooks than this (a new course) are counted, not listed
