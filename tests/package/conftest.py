@@ -7,10 +7,13 @@ few minutes, mostly pip (its cache makes later runs shorter). One wheel is built
 student environment made per session, and every test shares them.
 """
 
+import sys
 from pathlib import Path
 
 import pytest
-from package_helpers import build_wheel, clone, environment, run
+from package_helpers import ROOT, build_wheel, clone, environment, run
+
+sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' helpers (test_viz_browser)
 
 
 @pytest.fixture(scope="session")

@@ -51,7 +51,7 @@ def clone(folder: Path) -> Path:
 def environment(folder: Path, *requirements: str) -> Path:
     """A fresh virtual environment with ``requirements``; returns its bin/ folder."""
     run(sys.executable, "-m", "venv", folder)
-    run(folder / "bin" / "python", "-m", "pip", "install", "--quiet",
+    run(folder / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile",
         "--disable-pip-version-check", *requirements)  # fmt: skip
     return folder / "bin"
 

@@ -238,3 +238,51 @@ def test_next_to_ipywidgets_7_the_package_keeps_it_and_the_widget_lectures_run(
     results = _scores(student, home, *lectures, ipywidgets="7.8.5")
     assert len(results) == 4
     assert all(r["error"] is None for r in results.values()), results
+    # and they show in a browser, as JupyterLab draws ipywidgets 7 (jupyterlab_widgets 1)
+    settings = home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)  # every cell rendered, so that the test sees every output
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    server, url, _ = _start(student, tmp_path, home, str(tmp_path / "course"), "--no-browser")
+    try:
+        _widgets_show(url, tmp_path)
+    finally:
+        stop(server)
+
+
+def _widgets_show(url: str, folder: Path) -> None:
+    """Lecture 04's animation steps when Play is pressed; lecture 01's h slider and its
+    figure show."""
+    from playwright.sync_api import expect, sync_playwright
+    from test_viz_browser import CHROMIUM_ARGS, SLOW, _chromium, _run_all_cells
+
+    if _chromium() is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: make test installs it")
+        pytest.skip("chromium is missing: the widgets were not looked at in a browser")
+    base = url.split("/lab/", 1)[0]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(SLOW)
+            page.goto(url)  # the token, once
+            for lecture in ("04_reverse", "01_numerical"):
+                page.goto(f"{base}/lab/tree/notebooks/{lecture}.ipynb?reset")
+                idle = page.get_by_role("button", name=re.compile(r"\| Idle$"))
+                expect(idle).to_be_visible()
+                _run_all_cells(page)
+                if lecture == "04_reverse":
+                    caption = page.locator(".mge-caption").first
+                    expect(caption).to_contain_text("step 1/")
+                    caption.scroll_into_view_if_needed()
+                    page.screenshot(path=str(folder / "animation-ipywidgets7-1280.png"))
+                    page.locator(".widget-play button").first.click()
+                    expect(caption).not_to_contain_text("step 1/")
+                else:
+                    slider = page.locator(".widget-hslider").first
+                    expect(slider).to_be_visible()
+                    expect(page.locator(".widget-image").first).to_be_visible()
+                    slider.scroll_into_view_if_needed()
+                    page.screenshot(path=str(folder / "slider-ipywidgets7-1280.png"))
+        finally:
+            browser.close()
