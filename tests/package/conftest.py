@@ -11,16 +11,21 @@ import sys
 from pathlib import Path
 
 import pytest
-from package_helpers import ROOT, build_wheel, clone, environment, run
+from package_helpers import ROOT, build, clone, environment, run
 
 sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' helpers (test_viz_browser)
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel, built once from a clone."""
+def dist(tmp_path_factory) -> tuple[Path, Path]:
+    """The source distribution and the wheel, built once from a clone."""
     folder = tmp_path_factory.mktemp("build")
-    return build_wheel(clone(folder / "clone"), folder / "dist")
+    return build(clone(folder / "clone"), folder / "dist")
+
+
+@pytest.fixture(scope="session")
+def wheel(dist) -> Path:
+    return dist[1]
 
 
 @pytest.fixture(scope="session")

@@ -34,10 +34,13 @@ def run(*args, **kwargs) -> subprocess.CompletedProcess:
     return done
 
 
-def build_wheel(source: Path, out: Path) -> Path:
-    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", out, source)
+def build(source: Path, out: Path) -> tuple[Path, Path]:
+    """The source distribution and, built from it, the wheel (as ``python -m build`` makes
+    them for PyPI)."""
+    run(sys.executable, "-m", "build", "--outdir", out, source)
+    [sdist] = out.glob("micrograd_edu-*.tar.gz")
     [wheel] = out.glob("micrograd_edu-*.whl")
-    return wheel
+    return sdist, wheel
 
 
 def clone(folder: Path) -> Path:

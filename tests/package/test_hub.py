@@ -23,7 +23,7 @@ import pytest
 import requests
 from package_helpers import (
     ROOT,
-    build_wheel,
+    build,
     clean_env,
     clone,
     environment,
@@ -81,7 +81,7 @@ def next_release(folder: Path) -> Path:
     lecture["cells"] = [{"cell_type": "markdown", "id": "t", "metadata": {},
                          "source": "# 11 · What comes next"}]  # fmt: skip
     (source / "notebooks" / "11_next.ipynb").write_text(json.dumps(lecture, indent=1))
-    return build_wheel(source, folder / "dist")
+    return build(source, folder / "dist")[1]
 
 
 def start_hub(folder: Path, bin_folder: Path, proxy: Path, port: int) -> subprocess.Popen:

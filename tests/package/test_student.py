@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import tarfile
 import urllib.parse
 import urllib.request
 import zipfile
@@ -55,6 +56,19 @@ def _leaks(answer: set[str], lines: set[str]) -> set[str]:
     if len(answer) == 1:
         return found if found and len(next(iter(found))) >= 20 else set()
     return found if len(found) >= max(2, len(answer) / 2) else set()
+
+
+def test_the_source_distribution_carries_the_course_and_no_solution(dist):
+    with tarfile.open(dist[0]) as tar:
+        names = [name.split("/", 1)[-1] for name in tar.getnames()]
+        notebooks = [m for m in tar.getmembers() if m.name.endswith(".ipynb")]
+        texts = [tar.extractfile(m).read().decode() for m in notebooks]
+    for folder in ("notebooks", "exercises"):
+        shipped = {Path(n).name for n in names if n.startswith(f"{folder}/")}
+        assert shipped == {p.name for p in (ROOT / folder).glob("*.ipynb")}, folder
+    assert not [n for n in names if "solution" in n.lower()]
+    assert not [m.name for m, text in zip(notebooks, texts, strict=True) if MARKERS.search(text)]
+    assert "LICENSE" in names and "setup.py" in names
 
 
 def test_the_wheel_carries_the_course_and_the_licence_and_no_solution(wheel):
