@@ -283,19 +283,21 @@ def _widgets_show(url: str, folder: Path) -> None:
             for lecture in ("04_reverse", "01_numerical"):
                 page.goto(f"{base}/lab/tree/notebooks/{lecture}.ipynb?reset")
                 idle = page.get_by_role("button", name=re.compile(r"\| Idle$"))
-                expect(idle).to_be_visible()
+                expect(idle).to_be_visible(timeout=SLOW)
                 _run_all_cells(page)
                 if lecture == "04_reverse":
                     caption = page.locator(".mge-caption").first
-                    expect(caption).to_contain_text("step 1/")
+                    expect(caption).to_contain_text(re.compile(r"step \d+/"), timeout=SLOW)
+                    expect(page.locator(".mge-frame svg").first).to_be_visible(timeout=SLOW)
                     caption.scroll_into_view_if_needed()
                     page.screenshot(path=str(folder / "animation-ipywidgets7-1280.png"))
+                    shown = caption.inner_text()  # the lecture's later cells move it
                     page.locator(".widget-play button").first.click()
-                    expect(caption).not_to_contain_text("step 1/")
+                    expect(caption).not_to_have_text(shown, timeout=SLOW)
                 else:
                     slider = page.locator(".widget-hslider").first
-                    expect(slider).to_be_visible()
-                    expect(page.locator(".widget-image").first).to_be_visible()
+                    expect(slider).to_be_visible(timeout=SLOW)
+                    expect(page.locator(".widget-image").first).to_be_visible(timeout=SLOW)
                     slider.scroll_into_view_if_needed()
                     page.screenshot(path=str(folder / "slider-ipywidgets7-1280.png"))
         finally:
