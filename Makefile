@@ -1,37 +1,53 @@
-# Two commands for a fresh machine:
-#   make course   install into .venv and open the course in JupyterLab
-#   make test     install into .venv and run everything CI runs
-# Both need only Python >= 3.10 and make, and are safe to run again.
+# Two commands for the repository:
+#   make course   install the student's environment into .venv and open the course as a
+#                 student gets it: a workspace (micrograd-edu-course/) made from this
+#                 checkout's lectures and exercises, never solutions/
+#   make test     install the developers' environment into .venv and run everything CI runs
+# Both need only Python >= 3.11 and make, and are safe to run again.
+# For the instructor: `make package-test` builds the wheel and checks what a student and a
+# class hub get from it (a fresh environment, two students on a local JupyterHub).
 
 PYTHON ?= python3
 VENV   ?= .venv
 PORT   ?= 8888
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+COURSE_STAMP := $(VENV)/.installed-course
+DEV_STAMP    := $(VENV)/.installed-dev
 
-.PHONY: course notebook test install sandbox lint browser benchmarks clean
-
-install: $(STAMP) sandbox
+.PHONY: course notebook test install sandbox lint browser package-test benchmarks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# A student's extra only: JupyterLab, Notebook 7, the kernel, scikit-learn (no test tools,
+# no system package).
+$(COURSE_STAMP): pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[course]"
+	touch $(COURSE_STAMP)
+
+$(DEV_STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[course,dev]"
-	touch $(STAMP)
+	touch $(COURSE_STAMP) $(DEV_STAMP)
 
-# The server's root is the repository, so exercises/ is one click away; the URL it
-# prints (and the browser, where there is a screen) opens the first chapter, with the
-# file browser in notebooks/. `make notebook` does the same in Notebook 7.
-course: install
+# The developers' and instructors' environment: the course, the test tools, and bubblewrap
+# for the batch grader's sandbox.
+install: $(DEV_STAMP) sandbox
+
+# What a student sees: the lectures in notebooks/ and the exercises in exercises/ of the
+# workspace, opened on chapter 00; solutions/ stays here, in the repository. Run again, it
+# brings your edits of notebooks/ and exercises/ into the workspace by the student's rule
+# (a notebook you worked in there is kept, the new version put beside it).
+course: $(COURSE_STAMP)
 	$(BIN)/micrograd-edu course --port=$(PORT)
 
-notebook: install
+notebook: $(COURSE_STAMP)
 	$(BIN)/micrograd-edu course --app=notebook --port=$(PORT)
 
 # Grading runs each submission in bubblewrap: install it when missing and we may (root +
 # apt-get); elsewhere `micrograd-edu doctor` says whether grading is sandboxed, and the fix.
+# An instructor's concern only: `make course` never installs a system package.
 sandbox:
 	@if ! command -v bwrap >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing bubblewrap for the grader's sandbox"; \
@@ -57,6 +73,16 @@ browser:
 
 test: install lint browser
 	$(BIN)/python -m pytest
+
+# The wheel as a student and a class hub get it, in environments of their own (a few
+# minutes, mostly pip; outside `make test`, which must stay short): see tests/package/.
+# The hub's proxy, configurable-http-proxy, comes from the npm registry (Node from apt).
+package-test: install
+	@if ! command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Node and npm for the class hub's proxy"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	fi
+	$(BIN)/python -m pytest -p no:cacheprovider -o addopts="" tests/package
 
 benchmarks: install
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -59,3 +59,64 @@ def test_outside_a_virtual_environment_doctor_says_so(monkeypatch):
     if (checks.Path(sys.base_prefix) / "conda-meta").is_dir():
         return  # a conda base environment counts as the course's own
     assert not finding.ok and "outside the course's environment" in finding.fix
+
+
+def test_doctor_says_python_3_11_is_needed(monkeypatch):
+    monkeypatch.setattr(checks, "PYTHON", (99, 0))
+    finding = checks._check_python()
+    assert not finding.ok and "3.11" in finding.fix
+
+
+def test_only_what_a_student_needs_decides_doctor_s_answer(monkeypatch):
+    missing = checks.Finding("sandbox", False, "bubblewrap missing", "install it", needed=False)
+    monkeypatch.setattr(checks, "CHECKS", [lambda: missing])
+    report = doctor()
+    assert report.ok and str(report).startswith("--  sandbox")
+
+
+def _ipywidgets(monkeypatch, version):
+    real = checks._version
+    monkeypatch.setattr(checks, "_version", lambda p: version if p == "ipywidgets" else real(p))
+
+
+def test_colab_draws_no_ipywidgets_8_and_doctor_says_how_to_keep_7(monkeypatch):
+    _ipywidgets(monkeypatch, "8.1.9")
+    monkeypatch.setattr(checks, "_on_colab", lambda: True)
+    finding = checks._check_widgets()
+    assert not finding.ok and "Colab draws only ipywidgets 7" in finding.detail
+    assert finding.fix == 'pip install "ipywidgets<8", then Runtime > Restart session'
+    _ipywidgets(monkeypatch, "7.8.5")
+    assert checks._check_widgets().ok
+
+
+def test_a_jupyterlab_widget_manager_for_7_draws_no_ipywidgets_8(monkeypatch):
+    _ipywidgets(monkeypatch, "8.1.9")
+    monkeypatch.setattr(checks, "_widget_manager", lambda: "3.1.11")  # jupyterlab_widgets 1
+    monkeypatch.delenv("VSCODE_PID", raising=False)
+    monkeypatch.delenv("TERM_PROGRAM", raising=False)
+    finding = checks._check_widgets()
+    assert not finding.ok and "draws only ipywidgets 7" in finding.detail
+    monkeypatch.setattr(checks, "_widget_manager", lambda: "5.0.16")  # jupyterlab_widgets 3
+    assert checks._check_widgets().ok
+    _ipywidgets(monkeypatch, "7.8.5")  # ipywidgets 8's manager draws 7's widgets too
+    assert checks._check_widgets().ok
+    monkeypatch.setattr(checks, "_widget_manager", lambda: None)
+    finding = checks._check_widgets()
+    assert not finding.ok and "no Jupyter front end" in finding.detail
+
+
+def test_the_widget_manager_found_is_the_one_jupyterlab_loads(monkeypatch, tmp_path):
+    for folder, version in (("first", "5.0.16"), ("second", "3.1.11")):
+        manager = tmp_path / folder / "labextensions" / "@jupyter-widgets" / "jupyterlab-manager"
+        manager.mkdir(parents=True)
+        (manager / "package.json").write_text(json.dumps({"version": version}))
+    monkeypatch.setenv("JUPYTER_PATH", f"{tmp_path / 'first'}:{tmp_path / 'second'}")
+    assert checks._widget_manager() == "5.0.16"
+
+
+def test_a_diagram_that_cannot_render_is_a_no(monkeypatch):
+    from micrograd_edu.viz import render
+
+    monkeypatch.setattr(render, "renderer", lambda: "none")
+    finding = checks._check_renderer()
+    assert not finding.ok and finding.fix == render.FIX

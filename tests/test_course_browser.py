@@ -1,9 +1,10 @@
-"""In a real browser: the URL `make course` prints opens chapter 00, in JupyterLab with the
-file browser in notebooks/, and in Notebook 7 (`make notebook`).
+"""In a real browser: the URL `micrograd-edu course` prints opens chapter 00 of the
+student's workspace, in JupyterLab with the file browser in notebooks/, and in Notebook 7
+(`--app notebook`); the workspace's root holds the lectures and the exercises, no solutions.
 
-The server is started exactly as ``micrograd-edu course`` starts it (the same command
-list), on the repository, at a laptop's 1,280 x 800. A screenshot of what the student
-first sees is saved in the test's temporary folder.
+The workspace is made as ``micrograd-edu course`` makes it, and the server started with the
+same command list, at a laptop's 1,280 x 800. A screenshot of what the student first sees
+is saved in the test's temporary folder.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ from test_viz_browser import (
     require_browser,
 )
 
-from micrograd_edu.course.workspace import command
-
-ROOT = Path(__file__).resolve().parents[1]
+from micrograd_edu.course.launch import command
+from micrograd_edu.course.workspace import update
 
 
 def _printed_url(server: subprocess.Popen, log: Path) -> str:
@@ -47,13 +47,16 @@ def course(request, tmp_path):
     require_browser()
     env = private_jupyter_env(tmp_path)
     log = tmp_path / "server.log"
-    args = command(request.param, port=_free_port(), browser=False)
+    workspace = tmp_path / "mycourse"
+    update(workspace)
+    args = command(request.param, port=_free_port(), browser=False, root=workspace)
     args += ["--ServerApp.ip=127.0.0.1", "--LabApp.news_url=",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]  # fmt: skip
     with log.open("w") as out:
         server = subprocess.Popen(
-            args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
+            args, cwd=workspace, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
     try:
         yield request.param, _printed_url(server, log), tmp_path
     finally:
@@ -79,6 +82,12 @@ def test_the_printed_url_opens_chapter_00(course):
                 expect(crumbs).to_contain_text("notebooks", timeout=SLOW)
                 tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
                 expect(tab).to_contain_text("00_welcome.ipynb")
-            page.screenshot(path=str(folder / f"course-{app}.png"))
+                page.screenshot(path=str(folder / f"course-{app}.png"))
+                crumbs.locator(".jp-BreadCrumbs-home").click()  # the workspace's root
+                listing = page.locator(".jp-DirListing-content .jp-DirListing-itemText")
+                expect(listing).to_have_text(["exercises", "notebooks"], timeout=SLOW)
+                page.screenshot(path=str(folder / f"course-{app}-root.png"))
+            else:
+                page.screenshot(path=str(folder / f"course-{app}.png"))
         finally:
             browser.close()

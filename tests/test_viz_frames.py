@@ -117,6 +117,9 @@ def test_animation_steps_and_exports(tmp_path):
     assert picture.startswith('<div class="mge-diagram"') and "<svg" in picture
     assert "step 3/15" not in picture  # the caption is shown once, above the picture
     assert "v₂" in picture
+    # code that shows a frame (lecture 04 shows each in turn) moves the slider there too
+    assert anim.show(14).startswith("step 15/15") and slider.value == 15
+    assert anim._caption.value.startswith("<b>step 15/15") and anim._picture.value != picture
     assert "application/vnd.jupyter.widget-view+json" in anim._repr_mimebundle_()
     svgs = anim.save_svgs(tmp_path / "slides")
     assert len(svgs) == 15 and svgs[0].name == "frame_000.svg"

@@ -17,9 +17,27 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _course(args: argparse.Namespace) -> int:
-    from .workspace import main
+    from .launch import main
 
-    return main(args.app, args.port, False if args.no_browser else None)
+    try:
+        return main(args.folder, args.app, args.port, False if args.no_browser else None)
+    except OSError as error:  # no notebooks installed, a file where the folder goes, ...
+        print(error, file=sys.stderr)
+        return 2
+
+
+def _update(args: argparse.Namespace) -> int:
+    from .launch import workspace_folder
+    from .workspace import report, update
+
+    folder = workspace_folder(args.folder)
+    try:
+        changes = update(folder)
+    except OSError as error:
+        print(error, file=sys.stderr)
+        return 2
+    print(report(folder, changes))
+    return 0
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -281,13 +299,29 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = commands.add_parser("doctor", help="check that this machine is ready for the course")
     doctor.set_defaults(run=_doctor)
 
-    course = commands.add_parser(
-        "course", help="open the course on chapter 00 (JupyterLab, or Notebook 7)"
+    where = (
+        "the course's folder (default: the one you are in, or ./micrograd-edu-course); "
+        "made when missing, brought up to date when there"
     )
+    course = commands.add_parser(
+        "course",
+        help="open your course on chapter 00 (JupyterLab, or Notebook 7)",
+        description="Make or update your course's folder (the lectures and the exercises; "
+        "a notebook you changed is never overwritten: the new version goes beside it), "
+        "then open it in JupyterLab on chapter 00.",
+    )
+    course.add_argument("folder", nargs="?", help=where)
     course.add_argument("--app", choices=["lab", "notebook"], default="lab")
-    course.add_argument("--port", type=int, default=8888, help="default 8888")
+    course.add_argument("--port", type=int, help="default: 8888, or the next free port")
     course.add_argument("--no-browser", action="store_true", help="only print the URL")
     course.set_defaults(run=_course)
+
+    update = commands.add_parser(
+        "update",
+        help="update your course's folder without opening it (as a class hub does at login)",
+    )
+    update.add_argument("folder", nargs="?", help=where)
+    update.set_defaults(run=_update)
 
     release = commands.add_parser("release", help="write exercises/ from solutions/")
     release.add_argument("--check", action="store_true", help="fail if exercises/ is out of date")

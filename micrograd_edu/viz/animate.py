@@ -31,8 +31,9 @@ class Animation:
         self.interval = interval
         self._svgs: dict[bool, list[str]] | None = None
         self._widget: Any = None
-        self._caption: Any = None  # the widget's caption and picture, once built
+        self._caption: Any = None  # the widget's slider, caption and picture, once built
         self._picture: Any = None
+        self._slider: Any = None
 
     def __len__(self) -> int:
         return len(self.frames)
@@ -72,6 +73,7 @@ class Animation:
             play = w.Play(value=1, min=1, max=n, step=1, interval=self.interval)
             slider = w.IntSlider(value=1, min=1, max=n, description="step", readout=True)
             w.jslink((play, "value"), (slider, "value"))
+            self._slider = slider
             self._caption = w.HTML(layout=w.Layout(min_height="1.5em"))
             self._picture = w.HTML()
             self._caption.add_class("mge-caption")
@@ -82,16 +84,22 @@ class Animation:
         return self._widget
 
     def show(self, i: int) -> str:
-        """Put frame ``i`` in the widget; returns its caption (what the slider calls)."""
+        """Put frame ``i`` in the widget, the slider on its step (code and the slider always
+        show one frame); returns its caption (what the slider calls)."""
         caption = self.frames.heading(i)
         if self._widget is not None:
+            if self._slider.value != i + 1:
+                self._slider.value = i + 1  # its observer comes back here to draw the frame
+                return caption
             self._caption.value = f"<b>{html.escape(caption)}</b>"
             self._picture.value = fitted(self.svgs(captioned=False)[i])
         return caption
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from .widgets import widget_bundle
+
         try:
-            return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
+            return widget_bundle(self.widget(), include, exclude)
         except (ImportError, RenderError) as error:
             items = "".join(f"<li>{html.escape(f.caption)}</li>" for f in self.frames)
             return {

@@ -21,7 +21,39 @@ import numpy as np
 from ..scalar.numerical import central_difference, forward_difference, step_size_study
 from .plots import descent_plot, fd_error_plot, png_bytes, training_curves_plot
 
-__all__ = ["fd_errors", "FiniteDifferencePanel", "DescentPanel", "run_training", "TrainingPanel"]
+__all__ = [
+    "fd_errors",
+    "FiniteDifferencePanel",
+    "DescentPanel",
+    "run_training",
+    "TrainingPanel",
+    "widget_bundle",
+]
+
+#: The output type through which Jupyter front ends draw a widget (protocol 2, both majors).
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widget_bundle(widget: Any, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    """What Jupyter displays for an ipywidgets ``widget``, on ipywidgets 8 and on 7.
+
+    ipywidgets 8 gives it as ``_repr_mimebundle_``; ipywidgets 7 (Colab's) has no such
+    method and displays through ``_ipython_display_`` instead, so an object that shows a
+    widget as its own output (a panel, an animation) builds the same bundle from the
+    widget's model id: the front end draws it alike under either.
+
+    >>> import ipywidgets
+    >>> sorted(widget_bundle(ipywidgets.IntSlider()))
+    ['application/vnd.jupyter.widget-view+json', 'text/plain']
+    """
+    own = getattr(widget, "_repr_mimebundle_", None)
+    if own is not None:
+        return own(include=include, exclude=exclude)
+    text = repr(widget)
+    bundle: dict[str, Any] = {"text/plain": text if len(text) <= 110 else text[:110] + "…"}
+    if getattr(widget, "comm", None) is not None:  # a closed widget has no view left to draw
+        bundle[WIDGET_VIEW] = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return bundle
 
 
 def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> dict[str, float]:
@@ -79,8 +111,8 @@ def _slider_layout() -> dict[str, Any]:
 class _Panel:
     widget: Any
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        return self.widget._repr_mimebundle_(include=include, exclude=exclude)
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return widget_bundle(self.widget, include, exclude)
 
 
 class _SliderPanel(_Panel):
