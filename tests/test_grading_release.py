@@ -179,8 +179,11 @@ def test_a_broken_marker_is_named_with_its_cell_and_line_and_nothing_is_written(
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and not exercises.exists()
-    assert "01_a.ipynb code cell 11 (id step-code), line 2: ### BEGIN SOLUTION without" in err
-    assert "01_b.ipynb code cell 11 (id step-code), line 3: ### END SOLUTION without" in err
+    cells = read_notebook(ROOT / "solutions" / "01_numerical.ipynb")["cells"]
+    codes = [c.get("id") for c in cells if c["cell_type"] == "code"]
+    n = codes.index("step-code") + 1  # as the message counts code cells
+    assert f"01_a.ipynb code cell {n} (id step-code), line 2: ### BEGIN SOLUTION without" in err
+    assert f"01_b.ipynb code cell {n} (id step-code), line 3: ### END SOLUTION without" in err
 
 
 def test_release_refuses_a_solution_short_of_full_marks_or_a_stub_that_earns(tmp_path):

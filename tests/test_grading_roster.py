@@ -1,7 +1,7 @@
 """Files matched to students as LMS downloads name them; the late policy's arithmetic."""
 
 import io
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -106,7 +106,7 @@ def test_the_late_marker_is_a_word():
     assert not late_marked("template_latest.ipynb") and not late_marked("chocolate.ipynb")
 
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def test_days_late_count_every_started_day_after_the_grace_period():
