@@ -62,7 +62,7 @@ def _linear_saves(needs: tuple) -> tuple:
 # One graph node per layer instead of three (transpose, matmul, add): a deep
 # network's step costs mostly per-node overhead, and the node's backward is
 # exactly the formula the course derives.
-LINEAR = Op("linear", _linear_forward, _linear_vjp, _linear_saves)
+LINEAR = Op("linear", _linear_forward, _linear_vjp, _linear_saves, fresh=True)
 
 
 def relu(x: Tensor) -> Tensor:

@@ -66,7 +66,7 @@ def _matmul_saves(needs: tuple) -> tuple:
     return needs[1], needs[0]  # each gradient reads the other input
 
 
-MATMUL = Op("matmul", _matmul_forward, _matmul_vjp, _matmul_saves)
+MATMUL = Op("matmul", _matmul_forward, _matmul_vjp, _matmul_saves, fresh=True)
 
 
 def _dot_forward(a, b):
@@ -75,7 +75,7 @@ def _dot_forward(a, b):
     return _matmul_forward(a, b)
 
 
-DOT = Op("dot", _dot_forward, _matmul_vjp, _matmul_saves)
+DOT = Op("dot", _dot_forward, _matmul_vjp, _matmul_saves, fresh=True)
 
 
 def _trace_forward(a):
@@ -98,7 +98,7 @@ def _trace_vjp(g, out, xs, needs):
     return (grad.reshape(rows, columns),)
 
 
-TRACE = Op("trace", _trace_forward, _trace_vjp, saves_none)
+TRACE = Op("trace", _trace_forward, _trace_vjp, saves_none, fresh=True)
 
 
 # ------------------------------------------------------- softmax and losses
@@ -120,14 +120,14 @@ def _softmax_vjp(g, out, xs, needs, axis):
     return (out * (g - (g * out).sum(axis=axis, keepdims=True)),)
 
 
-SOFTMAX = Op("softmax", _softmax, _softmax_vjp)
+SOFTMAX = Op("softmax", _softmax, _softmax_vjp, fresh=True)
 
 
 def _log_softmax_vjp(g, out, xs, needs, axis):
     return (g - namespace_of(g).exp(out) * g.sum(axis=axis, keepdims=True),)
 
 
-LOG_SOFTMAX = Op("log_softmax", _log_softmax, _log_softmax_vjp)
+LOG_SOFTMAX = Op("log_softmax", _log_softmax, _log_softmax_vjp, fresh=True)
 
 
 def _check_targets(logits, targets):
@@ -179,7 +179,11 @@ def _cross_entropy_vjp(g, out, xs, needs):
 
 
 CROSS_ENTROPY = Op(
-    "cross_entropy", _cross_entropy_forward, _cross_entropy_vjp, lambda needs: (True, True)
+    "cross_entropy",
+    _cross_entropy_forward,
+    _cross_entropy_vjp,
+    lambda needs: (True, True),
+    fresh=True,
 )
 
 
@@ -199,4 +203,4 @@ def _mse_vjp(g, out, xs, needs):
     return (grad if needs[0] else None, -grad if needs[1] else None)
 
 
-MSE_LOSS = Op("mse_loss", _mse_forward, _mse_vjp)
+MSE_LOSS = Op("mse_loss", _mse_forward, _mse_vjp, fresh=True)

@@ -22,6 +22,28 @@ so that a gradient can be differentiated again.
 tensor([2., 4.], grad_fn=<AddBackward>)
 >>> grad(g.sum(), x)          # the second derivative: d/dx of 2x
 (tensor([2., 2.]),)
+
+Who owns a gradient array
+-------------------------
+A VJP may return the upstream gradient itself or a view of it (``add`` hands the same
+array to both inputs, ``reshape`` a view), and a user's ``Function`` or hook may return
+any array it holds. So the pass treats every gradient it is handed as *borrowed*, and
+keeps three rules:
+
+1. A pending gradient (of a tensor not visited yet) is only ever summed out of place,
+   ``a + b``: the pass never writes into an array another node may still read.
+2. A ``.grad`` array belongs to its tensor alone. The first gradient stored there is a
+   copy, unless the operation that made it declares ``Op.fresh`` (its VJP returns new
+   arrays, one per input, that nothing else holds: ``matmul``, ``linear``, ...) and no
+   hook has seen it. Later gradients are added into it in place, so a ``.grad`` tensor
+   the user holds accumulates, as PyTorch's does; under ``create_graph`` the stored
+   gradient is a recorded clone and later ones are added out of place.
+3. Hooks and a ``Function``'s backward get their own copy of the gradient, so one that
+   changes its argument in place, or keeps it, changes no other tensor's gradient.
+
+So ``.grad`` never shares memory with another tensor's gradient or data, nor with a
+gradient the user passed in (``backward(gradient=v)``), nor with what ``grad``
+returned.
 """
 
 from __future__ import annotations
@@ -84,8 +106,7 @@ def backward(
             seed = scalar_seed(data.dtype)
         else:
             seed = _seed(root, gradient, False)
-        retain = bool(retain_graph)
-        _walk({root: seed}, [(-root._order, root)], retain, False, None, {id(seed)})
+        _walk({root: seed}, [(-root._order, root)], [], bool(retain_graph), False, None)
         return
     _require_grad(root, "backward")
     retain = create_graph if retain_graph is None else retain_graph
@@ -93,7 +114,7 @@ def backward(
     found = _propagate([root], [gradient], retain, create_graph, targets)
     for t, g in (found or {}).values():
         if g is not None:
-            store_grad(t, g, set())
+            store_grad(t, g, owned=False)
 
 
 def grad(
@@ -124,7 +145,9 @@ def grad(
                 f"grad: input {i + 1} of {len(ins)} (shape {t.shape}) was not used to compute "
                 "the outputs; pass allow_unused=True to get None for it"
             )
-        result.append(g if g is None or create_graph else _leaf(g))
+        # Each result its own array: the captured gradients are borrowed (the seed, a
+        # VJP's input, or one array for two inputs, as add gives).
+        result.append(g if g is None or create_graph else _leaf(np.array(g)))
     return tuple(result)
 
 
@@ -152,46 +175,38 @@ def _propagate(
     it, the gradients of the captured tensors are returned (id -> (tensor, gradient))
     and nothing is stored."""
     caught = None if capture is None else {id(t): (t, None) for t in capture}
-    owned: set[int] = set()  # arrays given to a .grad: never give one to two tensors
     grads: dict = {}
     pending: list = []
+    held: list = []
     for root, gradient in zip(roots, seeds, strict=True):
         seed = _seed(root, gradient, create)
-        owned.add(id(seed))  # the seed may be a shared constant: never store it as is
-        if root._fn is None:
-            _leaf_arrival(root, seed, caught, owned)
-        elif root in grads:
+        if root in grads:
             grads[root] = grads[root] + seed
+            continue
+        grads[root] = seed
+        if root._fn is None:
+            held.append(root)
         else:
-            grads[root] = seed
             pending.append((-root._order, root))
     pending.sort()
     if create:
         with enable_grad():
-            _walk(grads, pending, retain, True, caught, owned)
+            _walk(grads, pending, held, retain, True, caught)
     else:
-        _walk(grads, pending, retain, False, caught, owned)
+        _walk(grads, pending, held, retain, False, caught)
     return caught
 
 
-def _leaf_arrival(node: Tensor, g: Any, caught: dict | None, owned: set[int]) -> None:
-    """A leaf's gradient is final when it arrives: hooks, then ``.grad`` (or the catch)."""
-    if node._hooks:
-        g = _hooked(node, g)
-    if caught is None:
-        store_grad(node, g, owned)
-    elif id(node) in caught:
-        t, have = caught[id(node)]
-        caught[id(node)] = (t, g if have is None else have + g)
-
-
-def _walk(grads, pending, retain, create, caught, owned) -> None:
+def _walk(grads, pending, held, retain, create, caught) -> None:
     # The order: a tensor is always recorded after its inputs, so the pending tensor
     # recorded last has received the gradients of all its consumers. `pending` is a heap
     # of (-creation number, tensor): the walk and the order come in one pass, without a
     # depth-first search (which, for the two nodes of tr(x1 @ x2), cost as much as an
     # operation). A tensor enters the heap when its first gradient arrives, so one that
-    # gets none (the targets of cross_entropy) is never visited.
+    # gets none (the targets of cross_entropy) is never visited. A leaf goes straight to
+    # its .grad, unless something must see its whole gradient first (its hooks, or
+    # grad()'s catch): then it is `held`, summed like a pending tensor, and finished
+    # after the walk.
     bumped = LAST_BUMP[0]  # the last version drawn: nodes recorded after it need no check
     plain = caught is None
     while pending:
@@ -203,7 +218,7 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
             if id(node) in caught:
                 caught[id(node)] = (node, g)
         elif node._retains_grad:
-            store_grad(node, g, owned)
+            store_grad(node, g, owned=False)
         saved = node._saved
         if saved is None:
             raise RuntimeError(
@@ -220,8 +235,10 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
             _check_versions(node, order)
         if create:
             parent_grads = fn.vjp(g, node, node.parents, needs, *static)
+            fresh = False
         else:
             parent_grads = fn.vjp(g, node._data, xs, needs, *static)
+            fresh = fn.fresh  # new arrays, one per input (see "Who owns a gradient array")
         # One gradient per input: the operations return that by construction, and
         # Function checks what users' backward returns. So no strict=: any keyword
         # makes zip build a dict, ~100 ns per node on this hot path.
@@ -229,23 +246,31 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
             if pg is None or not parent._requires_grad:
                 continue
             pdata = parent._data
+            owned = fresh
             if pg.shape != pdata.shape or pg.dtype != pdata.dtype:
+                owned = owned or pg.dtype != pdata.dtype  # a cast makes a new array
                 pg = _checked(pg, pdata, fn.name)
-            if parent._fn is None:  # a leaf: its gradient is final, store it
-                if plain and not parent._hooks:
-                    if parent._grad is None and type(pg) is np.ndarray and pg.base is None:
-                        if id(pg) not in owned:  # store_grad's first case, spelled out
-                            owned.add(id(pg))
-                            parent._grad = pg
-                            continue
-                    store_grad(parent, pg, owned)
+            if parent._fn is None and plain and not parent._hooks:  # straight to .grad
+                if owned and parent._grad is None and type(pg) is np.ndarray:
+                    parent._grad = pg  # store_grad's first case, spelled out
                 else:
-                    _leaf_arrival(parent, pg, caught, owned)
-            elif parent in grads:
+                    store_grad(parent, pg, owned)
+            elif parent in grads:  # rule 1: summed out of place
                 grads[parent] = grads[parent] + pg
-            else:
+            elif parent._fn is not None:
                 grads[parent] = pg
                 heappush(pending, (-parent._order, parent))
+            elif plain or id(parent) in caught:
+                grads[parent] = pg
+                held.append(parent)
+    for leaf in held:
+        g = grads.pop(leaf)
+        if leaf._hooks:
+            g = _hooked(leaf, g)
+        if plain:
+            store_grad(leaf, g, owned=False)  # borrowed: a hook saw it, or it was handed in
+        elif id(leaf) in caught:
+            caught[id(leaf)] = (leaf, g)
 
 
 def _check_versions(node: Tensor, order: int) -> None:
@@ -266,11 +291,26 @@ def _modified(node: Tensor, changed: Tensor) -> None:
 
 
 def _hooked(node: Tensor, g: Any) -> Any:
+    """Run ``node``'s hooks in turn. Each gets its own copy of the gradient (rule 3): what
+    it returns replaces the gradient; when it returns None, its argument, changed in place
+    or not, is the gradient (as in PyTorch)."""
     as_tensor = not isinstance(g, np.ndarray | np.generic)
     for hook in list(node._hooks.values()):
-        result = hook(g if as_tensor else _leaf(g))
-        if result is not None:
-            g = result if as_tensor else np.asarray(result._data, dtype=node._data.dtype)
+        given = g.clone() if as_tensor else _leaf(np.array(g))
+        result = hook(given)
+        if result is None:
+            result = given
+        elif not hasattr(result, "_data"):
+            raise TypeError(
+                f"register_hook: a hook returned {type(result).__name__}; return a tensor "
+                "(the new gradient) or None"
+            )
+        if result.shape != node._data.shape:
+            raise ShapeError(
+                f"register_hook: a hook returned a gradient of shape {result.shape} for a "
+                f"tensor of shape {node._data.shape}; they must be equal"
+            )
+        g = result if as_tensor else np.asarray(result._data, dtype=node._data.dtype)
     return g
 
 
@@ -327,26 +367,22 @@ def _checked(g: Any, like: np.ndarray, name: str) -> Any:
     return g
 
 
-def store_grad(node: Tensor, g: Any, owned: set[int]) -> None:
-    """Add ``g`` (an array, or a recorded tensor under ``create_graph``) to
-    ``node.grad``. An array is stored as it is when the engine owns it (``.grad`` makes
-    it a tensor when read); a view, or an array already given to another tensor, is
-    copied so that no two ``.grad`` share memory. A second gradient is added in place,
-    keeping a ``.grad`` tensor the user holds."""
+def store_grad(node: Tensor, g: Any, owned: bool) -> None:
+    """Add ``g`` (an array, or a recorded tensor under ``create_graph``) to ``node.grad``.
+
+    ``owned`` says that ``g`` is an array nothing else holds (a fresh VJP's result): it is
+    stored as it is (``.grad`` makes it a tensor when read); any other first gradient is
+    copied (rule 2). A later gradient is added into the ``.grad`` array in place, so a
+    ``.grad`` tensor the user holds accumulates; a recorded ``.grad`` gets a new sum."""
     old = node._grad
-    if type(g) is np.ndarray:
+    if isinstance(g, np.ndarray | np.generic):
         if old is None:
-            if g.base is not None or id(g) in owned:
-                g = g.copy()
-            owned.add(id(g))
-            node._grad = g
+            node._grad = g if owned and type(g) is np.ndarray else np.array(g)
             return
         data = old if type(old) is np.ndarray else old._data
         if data.dtype == g.dtype and data.flags.writeable and getattr(old, "_fn", None) is None:
             np.add(data, g, out=data)
         else:
             node._grad = data + g
-    elif isinstance(g, np.generic):  # a numpy scalar from a reduction
-        store_grad(node, np.array(g), owned)
-    else:  # a tensor (create_graph)
-        node._grad = g if old is None else node.grad + g
+    else:  # a tensor (create_graph): a recorded clone, never the gradient of another
+        node._grad = g.clone() if old is None else node.grad + g

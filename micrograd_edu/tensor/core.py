@@ -116,9 +116,16 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Any) -> None:
+        # A copy: backward adds into .grad in place, which must not write into the
+        # assigned tensor (or the array another tensor holds). A recorded gradient
+        # stays in its graph as a recorded clone.
         if value is not None:
             if not isinstance(value, Tensor):
                 value = _leaf(np.array(value, dtype=self._data.dtype))
+            elif value._fn is not None:
+                value = value.clone()
+            else:
+                value = _leaf(np.array(value._data))
             if value.shape != self._data.shape:
                 raise ValueError(
                     f"grad: assigned a gradient of shape {value.shape} to a tensor of shape "
@@ -264,7 +271,11 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        # numpy 2 passes copy=True for np.array(t) and trusts us to copy.
+        data = self._data
+        if dtype is not None and np.dtype(dtype) != data.dtype:
+            return data.astype(dtype)  # a new array already
+        return data.copy() if copy else data
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy meets a tensor. Writing into an array (``p.data -= lr * p.grad``) works on

@@ -135,9 +135,10 @@ class FrozenFunction:
         if not result.requires_grad:
             self._targets = []
         targets = [leaf_slots[i] for i in self._targets]
-        self.source, namespace = _compile(program, leaf_slots, result_slot, targets, dtypes)
+        self.source, namespace, owned = _compile(program, leaf_slots, result_slot, targets, dtypes)
         exec(compile(self.source, f"<frozen {self.name}>", "exec"), namespace)
-        self._replay, self._one = namespace["replay"], namespace["one"]
+        self._replay = namespace["replay"]
+        self._owned = [slot in owned for slot in targets]
         self.instructions = len(program)
 
     def __repr__(self) -> str:
@@ -147,8 +148,7 @@ class FrozenFunction:
     def __call__(self, *inputs: Any) -> Tensor:
         value, grads = self._replay(*self._load(inputs))
         leaves = list(inputs) + self._captured
-        owned = {id(self._one)}  # the seed is shared: never store it as a .grad
-        for i, g in zip(self._targets, grads, strict=True):
+        for i, g, owned in zip(self._targets, grads, self._owned, strict=True):
             if g is not None:
                 if not isinstance(leaves[i], Tensor):
                     raise TypeError(
@@ -179,10 +179,14 @@ class FrozenFunction:
 
 def _compile(program: list, leaves: list, result: int, targets: list, dtypes: list):
     """Write the tape as the source of ``replay(v0, v1, ...)``, returning
-    ``(value, gradients of the targets)``, and the names it refers to.
+    ``(value, gradients of the targets)``, the names it refers to, and the slots whose
+    gradient the replay owns (the backward module's rule 2, decided once here).
 
     Which gradients exist is known from the trace, so the source says
-    ``g5 = ...`` where the first one arrives and ``g5 = g5 + ...`` after.
+    ``g5 = ...`` where the first one arrives and ``g5 = g5 + ...`` after. A gradient
+    is owned when it is such a sum, a cast, or the one output of a fresh operation;
+    any other (the seed, a gradient an operation passed on) is borrowed, and stored
+    as a copy.
     """
     names: dict[str, Any] = {"asarray": np.asarray, "one": scalar_seed(dtypes[result])}
     params = ", ".join(f"v{s}" for s in leaves)
@@ -193,6 +197,7 @@ def _compile(program: list, leaves: list, result: int, targets: list, dtypes: li
         call = f"forward{k}({', '.join([f'v{i}' for i in ins] + extra)})"
         lines.append(f"    v{out} = {f'asarray({call})' if scalar else call}  # {op.name}")
     arrived = {result} if targets else set()
+    owned: set[int] = set()
     if targets:
         lines.append(f"    g{result} = one")
     for k in reversed(range(len(program))):
@@ -211,16 +216,21 @@ def _compile(program: list, leaves: list, result: int, targets: list, dtypes: li
             if not needs[j]:
                 continue
             d = f"d{k}_{j}"
-            if dtypes[slot] != dtypes[out]:  # mixed precision: cast, as backward() does
+            cast = dtypes[slot] != dtypes[out]
+            if cast:  # mixed precision: cast, as backward() does
                 names[f"dtype{slot}"] = dtypes[slot]
                 d = f"{d}.astype(dtype{slot})"
-            lines.append(
-                f"    g{slot} = g{slot} + {d}" if slot in arrived else f"    g{slot} = {d}"
-            )
+            if slot in arrived:
+                lines.append(f"    g{slot} = g{slot} + {d}")
+                owned.add(slot)
+            else:
+                lines.append(f"    g{slot} = {d}")
+                if op.fresh or cast:
+                    owned.add(slot)
             arrived.add(slot)
     grads = "".join(f"g{s}, " if s in arrived else "None, " for s in targets)
     lines.append(f"    return v{result}, ({grads})")
-    return "\n".join(lines) + "\n", names
+    return "\n".join(lines) + "\n", names, owned
 
 
 def _constants(names: dict, k: int, static: tuple) -> list[str]:

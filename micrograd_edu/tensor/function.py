@@ -162,8 +162,11 @@ def _vjp(g, out, xs, needs, cls, ctx, layout, k):
     if recorded:
         grads = cls.backward(ctx, *grads_in)
     else:
+        # Copies: the user's backward may change its arguments in place or keep them, and
+        # g may be another node's gradient too (the backward module's rule 3). What it
+        # returns is borrowed in turn: Function's Op is not fresh, so a .grad gets a copy.
         with _untraced():
-            grads = cls.backward(ctx, *[_leaf(x) for x in grads_in])
+            grads = cls.backward(ctx, *[_leaf(np.array(x)) for x in grads_in])
     grads = tuple(grads) if isinstance(grads, tuple | list) else (grads,)
     # PyTorch's convention: one gradient per forward argument, None for the others.
     positions = [i for i, slot in enumerate(layout) if slot is None]

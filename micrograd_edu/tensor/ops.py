@@ -78,12 +78,18 @@ class Op(NamedTuple):
     ``saves(needs)`` says which inputs the backward pass reads (one bool per
     input): an inference tensor may be used where it is not read, as in
     PyTorch (``inference + w`` records, ``inference * w`` cannot).
+
+    ``fresh`` promises that ``vjp``, given arrays, returns new arrays, one per input,
+    that nothing else holds (not ``g``, not a view of it, not a saved value): the
+    backward pass may then keep one as a leaf's ``.grad`` without copying it. Leave
+    it False when ``vjp`` may pass ``g`` on (see :mod:`micrograd_edu.tensor.backward`).
     """
 
     name: str
     forward: Callable[..., Any]
     vjp: Callable[..., tuple]
     saves: Callable[[tuple], tuple] = saves_all
+    fresh: bool = False
 
 
 def _method(name: str) -> Callable[..., Any]:
@@ -262,7 +268,17 @@ def elementwise(rule: Rule) -> Op:
             gb = unbroadcast(_times(g, partial_b(space, out, a, b)), b.shape) if needs[1] else None
             return ga, gb
 
-    return Op(name, forward, vjp, saves)
+    # _times passes g on when a partial is the constant 1.0 (add, sub): not fresh.
+    fresh = not any(_is_one(partial, rule.arity) for partial in partials)
+    return Op(name, forward, vjp, saves, fresh)
+
+
+def _is_one(partial: Callable[..., Any], arity: int) -> bool:
+    """Whether ``partial`` is the constant 1.0, whatever its arguments."""
+    probes = [_Probe(i, set()) for i in range(-1, arity)]
+    space = SimpleNamespace(**{n: (lambda *a: a[0]._use(*a)) for n in vars(NUMPY)})
+    result = partial(space, *probes)
+    return type(result) is float and result == 1.0
 
 
 def _arrays(xs: tuple) -> tuple:

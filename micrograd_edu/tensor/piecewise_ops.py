@@ -31,7 +31,9 @@ def _where_vjp(g, out, xs, needs, condition):
     )
 
 
-WHERE = Op("where", lambda a, b, condition: np.where(condition, a, b), _where_vjp, saves_none)
+WHERE = Op(
+    "where", lambda a, b, condition: np.where(condition, a, b), _where_vjp, saves_none, fresh=True
+)
 
 
 def _clamp_vjp(g, out, xs, needs, low, high):
@@ -49,6 +51,7 @@ CLAMP = Op(
     lambda a, low, high: np.clip(a, low, high),
     _clamp_vjp,
     lambda needs: (True,),
+    fresh=True,
 )
 
 
@@ -61,7 +64,7 @@ def _pick(name: str, pick, wins):
         gb = unbroadcast(g * (1.0 - weight), xs[1].shape) if needs[1] else None
         return ga, gb
 
-    return Op(name, pick, vjp, lambda needs: (True, True))
+    return Op(name, pick, vjp, lambda needs: (True, True), fresh=True)
 
 
 def _array(x):

@@ -66,7 +66,13 @@ def _sum_vjp(g, out, xs, needs, axis, keepdims):
     return (_spread(expand_reduced(g, a.ndim, axis, keepdims), a.shape, a.dtype),)
 
 
-SUM = Op("sum", lambda a, axis, keepdims: a.sum(axis=axis, keepdims=keepdims), _sum_vjp, saves_none)
+SUM = Op(
+    "sum",
+    lambda a, axis, keepdims: a.sum(axis=axis, keepdims=keepdims),
+    _sum_vjp,
+    saves_none,
+    fresh=True,
+)
 
 
 def _mean_forward(a, axis, keepdims):
@@ -82,7 +88,7 @@ def _mean_vjp(g, out, xs, needs, axis, keepdims):
     return (_spread(g, a.shape, out.dtype),)
 
 
-MEAN = Op("mean", _mean_forward, _mean_vjp, saves_none)
+MEAN = Op("mean", _mean_forward, _mean_vjp, saves_none, fresh=True)
 
 
 def _extreme(name: str, reduce):
@@ -105,7 +111,7 @@ def _extreme(name: str, reduce):
         share = hit / hit.sum(axis=axis, keepdims=True)
         return (share * expand_reduced(g, a.ndim, axis, keepdims),)
 
-    return Op(name, forward, vjp, saves_all)
+    return Op(name, forward, vjp, saves_all, fresh=True)
 
 
 def _isnan(x):
@@ -140,7 +146,7 @@ def _select_vjp(g, out, xs, needs, axis, keepdims, index):
     return (g.expand(*a.shape).where(mask, 0.0),)
 
 
-SELECT = Op("select", _select_forward, _select_vjp, saves_none)
+SELECT = Op("select", _select_forward, _select_vjp, saves_none, fresh=True)
 
 
 def _prod_vjp(g, out, xs, needs, axis):
@@ -179,7 +185,7 @@ def _recorded_others(a, axis):
     return cat(others, dim=at).reshape(a.shape)
 
 
-PROD = Op("prod", lambda a, axis: np.prod(a, axis=axis), _prod_vjp, saves_all)
+PROD = Op("prod", lambda a, axis: np.prod(a, axis=axis), _prod_vjp, saves_all, fresh=True)
 
 
 def _cumsum_vjp(g, out, xs, needs, axis):
@@ -187,7 +193,7 @@ def _cumsum_vjp(g, out, xs, needs, axis):
     return (space.flip(space.cumsum(space.flip(g, axis), axis), axis),)
 
 
-CUMSUM = Op("cumsum", lambda a, axis: np.cumsum(a, axis=axis), _cumsum_vjp, saves_none)
+CUMSUM = Op("cumsum", lambda a, axis: np.cumsum(a, axis=axis), _cumsum_vjp, saves_none, fresh=True)
 
 
 def _logsumexp_forward(a, axis, keepdims):
@@ -204,7 +210,7 @@ def _logsumexp_vjp(g, out, xs, needs, axis, keepdims):
     return (weights * expand_reduced(g, a.ndim, axis, keepdims),)
 
 
-LOGSUMEXP = Op("logsumexp", _logsumexp_forward, _logsumexp_vjp, saves_all)
+LOGSUMEXP = Op("logsumexp", _logsumexp_forward, _logsumexp_vjp, saves_all, fresh=True)
 
 
 def _norm_forward(a, axis, keepdims):
@@ -223,4 +229,4 @@ def _norm_vjp(g, out, xs, needs, axis, keepdims):
     return (direction * expand_reduced(g, a.ndim, axis, keepdims),)
 
 
-NORM = Op("norm", _norm_forward, _norm_vjp, saves_all)
+NORM = Op("norm", _norm_forward, _norm_vjp, saves_all, fresh=True)

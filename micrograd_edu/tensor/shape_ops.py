@@ -107,7 +107,7 @@ def _getitem_vjp(g, out, xs, needs, index):
     return (g._scatter(xs[0].shape, index),)
 
 
-GETITEM = Op("getitem", lambda a, index: a[index], _getitem_vjp, saves_none)
+GETITEM = Op("getitem", lambda a, index: a[index], _getitem_vjp, saves_none, fresh=True)
 
 # The adjoint of indexing, recorded when a gradient must be differentiated again.
 SCATTER = Op(
@@ -173,14 +173,14 @@ def _repeat_vjp(g, out, xs, needs, repeats):
     return (summed.reshape(xs[0].shape),)
 
 
-REPEAT = Op("repeat", lambda a, repeats: np.tile(a, repeats), _repeat_vjp, saves_none)
+REPEAT = Op("repeat", lambda a, repeats: np.tile(a, repeats), _repeat_vjp, saves_none, fresh=True)
 
 
 def _cast_vjp(g, out, xs, needs, dtype):
     return (g.astype(xs[0].dtype),)
 
 
-CAST = Op("to", lambda a, dtype: a.astype(dtype), _cast_vjp, saves_none)
+CAST = Op("to", lambda a, dtype: a.astype(dtype), _cast_vjp, saves_none, fresh=True)
 
 
 def flat_index(index: Any) -> Any:
