@@ -17,7 +17,7 @@ Two choices, both measured against the alternatives:
 * **A tape of numbers, not closures.** micrograd stores a ``_backward``
   closure per node; here the local derivatives are plain floats, so backward
   is one loop of multiply-adds with no function calls, the graph prints as a
-  table (:func:`adjoint_trace`), and a dropped graph is freed at once (a
+  table (:func:`adjoint_steps`), and a dropped graph is freed at once (a
   closure that refers to its own node makes a reference cycle, which only
   Python's cycle collector frees; that collection is most of micrograd's time
   in a training loop, see ``benchmarks/bench_scalar.py``).
@@ -39,11 +39,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..functions import as_float, attach_rules, evaluate
-from ..rules import MATH, Rule
+from ..functions import as_float, evaluate
+from ..rules import MATH, RULES, Rule
 from .graph import lecture_order
 
-__all__ = ["Value", "AdjointStep", "ReverseJacobian", "adjoint_trace", "jacobian_reverse"]
+__all__ = ["Value", "AdjointStep", "ReverseJacobian", "adjoint_steps", "jacobian_reverse"]
 
 # Every node gets the next number at creation (see the module docstring).
 _creation = count()
@@ -95,6 +95,90 @@ class Value:
     def __repr__(self) -> str:
         name = f", label={self.label!r}" if self.label else ""
         return f"Value(data={self.data!r}, grad={self.grad!r}{name})"
+
+    # ---------------------------------------- operations, each from its rule in RULES
+    # A reflected operator has self on the right: 2 - x calls x.__rsub__(2).
+
+    def __add__(self, other: Any) -> Value:
+        return _binary(RULES["add"], self, other)
+
+    def __radd__(self, other: Any) -> Value:
+        return _binary(RULES["add"], other, self)
+
+    def __sub__(self, other: Any) -> Value:
+        return _binary(RULES["sub"], self, other)
+
+    def __rsub__(self, other: Any) -> Value:
+        return _binary(RULES["sub"], other, self)
+
+    def __mul__(self, other: Any) -> Value:
+        return _binary(RULES["mul"], self, other)
+
+    def __rmul__(self, other: Any) -> Value:
+        return _binary(RULES["mul"], other, self)
+
+    def __truediv__(self, other: Any) -> Value:
+        return _binary(RULES["div"], self, other)
+
+    def __rtruediv__(self, other: Any) -> Value:
+        return _binary(RULES["div"], other, self)
+
+    def __pow__(self, other: Any) -> Value:
+        return _binary(RULES["pow"], self, other)
+
+    def __rpow__(self, other: Any) -> Value:
+        return _binary(RULES["pow"], other, self)
+
+    def __neg__(self) -> Value:
+        return _unary(RULES["neg"], self)
+
+    def __abs__(self) -> Value:
+        return _unary(RULES["abs"], self)
+
+    abs = __abs__
+
+    def exp(self) -> Value:
+        return _unary(RULES["exp"], self)
+
+    def log(self) -> Value:
+        return _unary(RULES["log"], self)
+
+    def log1p(self) -> Value:
+        return _unary(RULES["log1p"], self)
+
+    def sqrt(self) -> Value:
+        return _unary(RULES["sqrt"], self)
+
+    def sin(self) -> Value:
+        return _unary(RULES["sin"], self)
+
+    def cos(self) -> Value:
+        return _unary(RULES["cos"], self)
+
+    def tan(self) -> Value:
+        return _unary(RULES["tan"], self)
+
+    def tanh(self) -> Value:
+        return _unary(RULES["tanh"], self)
+
+    def sigmoid(self) -> Value:
+        return _unary(RULES["sigmoid"], self)
+
+    def relu(self) -> Value:
+        return _unary(RULES["relu"], self)
+
+    def step(self) -> Value:
+        return _unary(RULES["step"], self)
+
+    def sign(self) -> Value:
+        return _unary(RULES["sign"], self)
+
+    @staticmethod
+    def _rule(rule: Rule, *args: Any) -> Value:
+        """Any rule of the table, by :func:`micrograd_edu.functions.apply` (a new rule's path)."""
+        return _unary(rule, *args) if rule.arity == 1 else _binary(rule, *args)
+
+    # ------------------------------------------------------------------- backward
 
     def backward(self) -> None:
         """Fill ``grad`` of every node below this one with d(self)/d(node).
@@ -154,54 +238,56 @@ def _below(root: Value) -> list[Value]:
 
 
 _order_of = attrgetter("_order")
+_new = object.__new__
+
+
+def _node(data: float, parents: tuple[Value, ...], op: str, local: tuple) -> Value:
+    """A recorded node: ``__init__`` without its checks, which an operation's own
+    result does not need (a third less time per node on the demo MLP)."""
+    v = _new(Value)
+    v.data = data
+    v.grad = 0.0
+    v.parents = parents
+    v.op = op
+    v.label = ""
+    v.local = local
+    v._order = next(_creation)
+    v._mark = None
+    return v
 
 
 def _const(x: Any, op: str) -> Value:
-    return Value(x if type(x) is float else as_float(x, op, "Value"), "", (), "const")
+    return _node(x if type(x) is float else as_float(x, op, "Value"), (), "const", ())
+
+
+def _unary(rule: Rule, a: Value) -> Value:
+    """The node ``rule(a)``: its value and local derivative, read off the rule."""
+    if rule.domain is not None or rule.grad_domain is not None:
+        return _checked(rule, a)
+    x = a.data
+    out = rule.value(MATH, x)
+    return _node(out, (a,), rule.name, (rule.partials[0](MATH, out, x),))
+
+
+def _binary(rule: Rule, a: Any, b: Any) -> Value:
+    """The node ``rule(a, b)``, a number on either side becoming a constant leaf."""
+    if type(a) is not Value:
+        a = _const(a, rule.name)
+    if type(b) is not Value:
+        b = _const(b, rule.name)
+    if rule.domain is not None or rule.grad_domain is not None:
+        return _checked(rule, a, b)
+    x, y = a.data, b.data
+    out = rule.value(MATH, x, y)
+    da, db = rule.partials
+    return _node(out, (a, b), rule.name, (da(MATH, out, x, y), db(MATH, out, x, y)))
 
 
 def _checked(rule: Rule, *args: Value) -> Value:
-    # The path of the rules with a domain (div, pow, log, sqrt): slower, generic.
+    # The path of the rules with a domain (div, pow, log, sqrt): `evaluate` checks it
+    # (and skips the derivative in a constant exponent, see the class docstring).
     out, local = evaluate(rule, tuple(a.data for a in args), args[-1].op == "const")
-    return Value(out, "", args, rule.name, local)
-
-
-# The fast paths below inline `evaluate` for the rules without a domain (add,
-# mul, exp, relu, ...), which are most of the nodes of a network: one call of
-# the value and of each partial, no checks, no tuple unpacking.
-
-
-def _unary(rule: Rule):
-    name, value, (partial,) = rule.name, rule.value, rule.partials
-    if rule.domain or rule.grad_domain:
-        return lambda self: _checked(rule, self)
-
-    def op(self: Value) -> Value:
-        x = self.data
-        out = value(MATH, x)
-        return Value(out, "", (self,), name, (partial(MATH, out, x),))
-
-    return op
-
-
-def _binary(rule: Rule, reflected: bool):
-    name, value, (da, db) = rule.name, rule.value, rule.partials
-    checked = rule.domain or rule.grad_domain
-
-    def op(self: Value, other: Any) -> Value:
-        if type(other) is not Value:
-            other = _const(other, name)
-        a, b = (other, self) if reflected else (self, other)
-        if checked:
-            return _checked(rule, a, b)
-        x, y = a.data, b.data
-        out = value(MATH, x, y)
-        return Value(out, "", (a, b), name, (da(MATH, out, x, y), db(MATH, out, x, y)))
-
-    return op
-
-
-attach_rules(Value, _unary, _binary)
+    return _node(out, args, rule.name, local)
 
 
 class AdjointStep(NamedTuple):
@@ -218,7 +304,7 @@ class AdjointStep(NamedTuple):
     parent_grad: float
 
 
-def adjoint_trace(root: Value) -> list[AdjointStep]:
+def adjoint_steps(root: Value) -> list[AdjointStep]:
     """Run reverse mode from ``root`` and return, in execution order, what each
     node sent to each parent: the lecture's reverse (adjoint) trace.
 
@@ -228,7 +314,7 @@ def adjoint_trace(root: Value) -> list[AdjointStep]:
     the gradients are the same; only the rows come in the lecture's order.
 
     >>> x1, x2 = Value(2.0, label="x1"), Value(5.0, label="x2")
-    >>> steps = adjoint_trace(x1.log() + x1 * x2 - x2.sin())
+    >>> steps = adjoint_steps(x1.log() + x1 * x2 - x2.sin())
     >>> [(s.child.op, s.parent.label or s.parent.op, round(s.contribution, 3)) for s in steps]
     ... # doctest: +NORMALIZE_WHITESPACE
     [('sub', 'add', 1.0), ('sub', 'sin', -1.0), ('add', 'log', 1.0), ('add', 'mul', 1.0),

@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from ..functions import attach_rules
-from ..rules import Rule
+from ..functions import method_names
+from ..rules import RULES, Rule
 from . import array_ops as A
 from . import piecewise_ops as P
 from . import shape_ops as S
 from .arrays import as_dtype
 from .axes import axis_of
 from .core import Tensor, _data, _leaf, apply, method
-from .ops import ELEMENTWISE, Op
+from .ops import ELEMENTWISE, Op, elementwise
 
 __all__: list[str] = []
 
@@ -53,7 +53,18 @@ def _binary(rule: Rule, reflected: bool) -> Callable[[Tensor, Any], Tensor]:
     return lambda self, other: apply(op, self, other)
 
 
-attach_rules(Tensor, _unary, _binary)
+# (Written out as methods in the restructure that follows: tensor/elementwise.py.)
+for _rule in RULES.values():
+    _names = method_names(_rule)
+    if _rule.arity == 1:
+        for _name in _names:
+            setattr(Tensor, _name, _unary(_rule))
+    else:
+        for _name, _reflected in zip(_names, (False, True), strict=True):
+            setattr(Tensor, _name, _binary(_rule, _reflected))
+Tensor._rule = staticmethod(
+    lambda rule, *args: apply(ELEMENTWISE.get(rule.name) or elementwise(rule), *args)
+)
 # PyTorch's method names for the operators: x.add(y), x.mul(2), x.pow(3) ...
 for _name, _operator in [
     ("add", "__add__"),
