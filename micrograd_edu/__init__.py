@@ -34,7 +34,8 @@ from .tensor import Tensor, concatenate, cross_entropy, mse_loss, stack, tensor
 from .tensor.freeze import freeze
 from .tensor.function import Function
 from .tensor.modes import enable_grad, inference_mode, is_grad_enabled, no_grad
-from .tensor.ops import ShapeError, unbroadcast
+from .tensor.operation import ShapeError
+from .tensor.shape import unbroadcast
 from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
 
 

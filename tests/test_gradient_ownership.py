@@ -579,28 +579,30 @@ def test_dual_tangents_are_numbers_of_their_own():
 def _fresh_cases():
     """Every operation that declares ``fresh``, with inputs (and static arguments)."""
     from micrograd_edu.nn.functional import LINEAR
-    from micrograd_edu.tensor import array_ops as A
-    from micrograd_edu.tensor import piecewise_ops as P
-    from micrograd_edu.tensor import reduce_ops as R
-    from micrograd_edu.tensor import shape_ops as S
-    from micrograd_edu.tensor.ops import ELEMENTWISE
+    from micrograd_edu.tensor import elementwise as E
+    from micrograd_edu.tensor import indexing as I
+    from micrograd_edu.tensor import losses as L
+    from micrograd_edu.tensor import products as M
+    from micrograd_edu.tensor import reduce as R
+    from micrograd_edu.tensor import shape as S
 
     rng = np.random.default_rng(0)
     a, b = rng.uniform(0.5, 1.5, (3, 4)), rng.uniform(0.5, 1.5, (4,))
     m = rng.uniform(0.5, 1.5, (4, 2))
     index = np.argmax(a, axis=1)[:, None]
-    rules = [op for op in ELEMENTWISE.values() if op.fresh]
+    rules = [op for op in E.ELEMENTWISE.values() if op.fresh]
     cases = [(op, (a, b) if _arity(op) == 2 else (a,), ()) for op in rules]
     cases += [
-        (A.MATMUL, (a, m), ()),
-        (A.MATMUL, (b, m), ()),
-        (A.MATMUL, (a, b), ()),
-        (A.MATMUL, (rng.random((2, 3, 4)), m), ()),
-        (A.DOT, (b, b.copy()), ()),
-        (A.TRACE, (a,), ()),
-        (A.SOFTMAX, (a,), (1,)),
-        (A.LOG_SOFTMAX, (a,), (0,)),
-        (A.MSE_LOSS, (a, a * 2), ()),
+        (M.MATMUL, (a, m), ()),
+        (M.MATMUL, (b, m), ()),
+        (M.MATMUL, (a, b), ()),
+        (M.MATMUL, (rng.random((2, 3, 4)), m), ()),
+        (M.DOT, (b, b.copy()), ()),
+        (M.TRACE, (a,), ()),
+        (L.SOFTMAX, (a,), (1,)),
+        (L.LOG_SOFTMAX, (a,), (0,)),
+        (L.MSE_LOSS, (a, a * 2), ()),
+        (L.CROSS_ENTROPY, (a, np.array([0, 3, 1])), ()),
         (R.SUM, (a,), ((1,), False)),
         (R.SUM, (a,), (None, False)),
         (R.MEAN, (a,), ((0,), True)),
@@ -612,21 +614,28 @@ def _fresh_cases():
         (R.CUMSUM, (a,), (0,)),
         (R.LOGSUMEXP, (a,), ((1,), False)),
         (R.NORM, (a,), (None, False)),
-        (S.GETITEM, (a,), ((slice(None), 1),)),
-        (S.GETITEM, (a,), (([0, 0, 2],),)),
+        (I.GETITEM, (a,), ((slice(None), 1),)),
+        (I.GETITEM, (a,), (([0, 0, 2],),)),
         (S.REPEAT, (a,), ((2, 1),)),
         (S.REPEAT, (np.array(1.5),), ((),)),
-        (S.CAST, (a,), (np.float32,)),
-        (P.WHERE, (a, b), (a > 1.0,)),
-        (P.CLAMP, (a,), (0.8, 1.2)),
-        (P.MAXIMUM, (a, b), ()),
-        (P.MINIMUM, (a, b), ()),
+        (E.CAST, (a,), (np.float32,)),
+        (E.WHERE, (a, b), (a > 1.0,)),
+        (E.CLAMP, (a,), (0.8, 1.2)),
+        (E.MAXIMUM, (a, b), ()),
+        (E.MINIMUM, (a, b), ()),
         (LINEAR, (a, m.T, np.ones(2)), ()),
         (LINEAR, (a, m.T), ()),
     ]
-    logits, targets = a, np.array([0, 3, 1])
-    cases.append((A.CROSS_ENTROPY, (logits, targets), ()))
+    declared = {id(v) for mod in (E, I, L, M, R, S) for v in vars(mod).values() if _fresh(v)}
+    declared |= {id(op) for op in rules} | {id(LINEAR)}
+    assert declared == {id(op) for op, _, _ in cases}, "a fresh operation has no case here"
     return cases
+
+
+def _fresh(value):
+    from micrograd_edu.tensor.operation import Op
+
+    return isinstance(value, Op) and value.fresh
 
 
 def _arity(op):
@@ -652,10 +661,10 @@ def test_every_fresh_operation_returns_arrays_nothing_else_holds():
 
 
 def test_operations_that_pass_the_gradient_on_do_not_declare_fresh():
-    from micrograd_edu.tensor import shape_ops as S
-    from micrograd_edu.tensor.ops import ELEMENTWISE
+    from micrograd_edu.tensor import elementwise as E
+    from micrograd_edu.tensor import shape as S
 
-    for op in (ELEMENTWISE["add"], ELEMENTWISE["sub"], S.RESHAPE, S.TRANSPOSE, S.FLIP):
+    for op in (E.ELEMENTWISE["add"], E.ELEMENTWISE["sub"], S.RESHAPE, S.TRANSPOSE, S.FLIP):
         assert not op.fresh, op.name
 
 

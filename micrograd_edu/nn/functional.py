@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import init
 from ..tensor import Tensor, apply, cross_entropy, mse_loss
-from ..tensor.ops import Op
+from ..tensor.operation import Op
 
 __all__ = [
     "relu",

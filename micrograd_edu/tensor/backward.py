@@ -1,11 +1,17 @@
-"""The reverse pass: ``backward`` and ``grad``, from tensors to the leaves of their graph.
+"""The reverse pass: ``backward``, ``grad`` and hooks, from tensors to the leaves of their graph.
 
 Gradients flow from the roots in reverse topological order: each recorded
 tensor hands its gradient to its operation's ``vjp`` (see
-:mod:`micrograd_edu.tensor.ops`), and what comes out is summed into the gradients of
-its inputs. A leaf's gradient is final as soon as it arrives, so it goes
-straight to ``.grad``; a recorded tensor waits until all its consumers are
-done, which the order guarantees.
+:mod:`micrograd_edu.tensor.operation`), and what comes out is summed into the
+gradients of its inputs. A leaf's gradient goes straight to ``.grad``; a
+recorded tensor waits until all its consumers are done, which the order guarantees.
+
+**The order.** Every recorded tensor takes the next number of :data:`ORDER` when
+it is made, so it is always numbered after its inputs: the walk visits the pending
+tensor with the highest number first, and it has then received the gradients of
+all its consumers. In-place changes draw their *version* from the same counter
+(:func:`bump_version`), so a version above a tensor's number means it was changed
+after it was used.
 
 After a pass the values the operations saved are released (unless
 ``retain_graph=True``), so a second pass through the same graph is an error,
@@ -44,30 +50,67 @@ keeps three rules:
 So ``.grad`` never shares memory with another tensor's gradient or data, nor with a
 gradient the user passed in (``backward(gradient=v)``), nor with what ``grad``
 returned.
+
+Speed
+-----
+Measured on ``benchmarks/bench_trace.py`` (the two nodes of tr(x1 @ x2)): the walk
+takes the order from the creation numbers in one pass because a depth-first search
+cost as much as an operation there; copying every first gradient instead of trusting
+``fresh`` would cost a tenth (two 30x30 copies per pass); and ``zip`` gets no
+``strict=`` in the loop over a node's inputs, since any keyword makes it build a
+dict, about 100 ns per node.
+
+Tensors are handed in, never imported: this module sits below the ``Tensor`` class,
+which calls it, and makes new tensors with a tensor's own ``_leaf``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any
+from itertools import count
+from typing import Any
 
 import numpy as np
 
 from .modes import enable_grad
-from .ops import ShapeError
+from .operation import ShapeError
 
-if TYPE_CHECKING:
-    from . import Tensor
+__all__ = [
+    "ORDER",
+    "BackwardFunction",
+    "HookHandle",
+    "backward",
+    "bump_version",
+    "grad",
+    "scalar_seed",
+    "store_grad",
+]
 
-__all__ = ["backward", "grad", "BackwardFunction", "store_grad", "scalar_seed"]
-
+#: The numbers of recorded tensors and of in-place changes (see "The order" above).
+ORDER = count(1)
+_last_change = [0]  # the last number bump_version drew: nodes made after it need no check
 _ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
-LAST_BUMP = [0]  # the last version bump_version drew (the tensor package updates it)
 
-# The tensor package registers how to make a leaf tensor from an array (it imports
-# this module, so this module cannot import it).
-_leaf: Callable[[Any], Tensor] = None  # type: ignore[assignment]
+
+def bump_version(*tensors: Any) -> None:
+    """Mark the ``tensors`` as changed in place: each draws a version from :data:`ORDER`, so
+    ``backward`` tells a change after a use in one comparison, with nothing stored at
+    recording time."""
+    for t in tensors:
+        t._version = _last_change[0] = next(ORDER)
+
+
+class HookHandle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook away."""
+
+    _keys = count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks, self.key = hooks, next(self._keys)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.key, None)
 
 
 class BackwardFunction:
@@ -75,7 +118,7 @@ class BackwardFunction:
 
     __slots__ = ("_tensor",)
 
-    def __init__(self, tensor: Tensor) -> None:
+    def __init__(self, tensor: Any) -> None:
         self._tensor = tensor
 
     def name(self) -> str:
@@ -92,7 +135,7 @@ class BackwardFunction:
 
 
 def backward(
-    root: Tensor,
+    root: Any,
     gradient: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
@@ -124,7 +167,7 @@ def grad(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     allow_unused: bool = False,
-) -> tuple[Tensor | None, ...]:
+) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not added to
     ``.grad``), as ``torch.autograd.grad``. With ``create_graph=True`` they can be
     differentiated again (a Hessian-vector product, a gradient penalty)."""
@@ -147,7 +190,7 @@ def grad(
             )
         # Each result its own array: the captured gradients are borrowed (the seed, a
         # VJP's input, or one array for two inputs, as add gives).
-        result.append(g if g is None or create_graph else _leaf(np.array(g)))
+        result.append(g if g is None or create_graph else t._leaf(np.array(g)))
     return tuple(result)
 
 
@@ -159,7 +202,7 @@ def _as_list(x: Any, op: str, allow_none: bool = False) -> list:
     return items
 
 
-def _require_grad(root: Tensor, op: str) -> None:
+def _require_grad(root: Any, op: str) -> None:
     if not root._requires_grad:
         raise RuntimeError(
             f"{op}: this tensor does not require grad and has no grad_fn, so there "
@@ -198,16 +241,12 @@ def _propagate(
 
 
 def _walk(grads, pending, held, retain, create, caught) -> None:
-    # The order: a tensor is always recorded after its inputs, so the pending tensor
-    # recorded last has received the gradients of all its consumers. `pending` is a heap
-    # of (-creation number, tensor): the walk and the order come in one pass, without a
-    # depth-first search (which, for the two nodes of tr(x1 @ x2), cost as much as an
-    # operation). A tensor enters the heap when its first gradient arrives, so one that
-    # gets none (the targets of cross_entropy) is never visited. A leaf goes straight to
-    # its .grad, unless something must see its whole gradient first (its hooks, or
-    # grad()'s catch): then it is `held`, summed like a pending tensor, and finished
-    # after the walk.
-    bumped = LAST_BUMP[0]  # the last version drawn: nodes recorded after it need no check
+    # `pending` is a heap of (-number, tensor) (see "The order"). A tensor enters it when
+    # its first gradient arrives, so one that gets none (the targets of cross_entropy) is
+    # never visited. A leaf goes straight to its .grad, unless something must see its
+    # whole gradient first (its hooks, or grad()'s catch): then it is `held`, summed like
+    # a pending tensor, and finished after the walk.
+    bumped = _last_change[0]
     plain = caught is None
     while pending:
         node = heappop(pending)[1]
@@ -240,8 +279,7 @@ def _walk(grads, pending, held, retain, create, caught) -> None:
             parent_grads = fn.vjp(g, node._data, xs, needs, *static)
             fresh = fn.fresh  # new arrays, one per input (see "Who owns a gradient array")
         # One gradient per input: the operations return that by construction, and
-        # Function checks what users' backward returns. So no strict=: any keyword
-        # makes zip build a dict, ~100 ns per node on this hot path.
+        # Function checks what users' backward returns (no strict=: see "Speed").
         for parent, pg in zip(node.parents, parent_grads):  # noqa: B905
             if pg is None or not parent._requires_grad:
                 continue
@@ -273,7 +311,7 @@ def _walk(grads, pending, held, retain, create, caught) -> None:
             caught[id(leaf)] = (leaf, g)
 
 
-def _check_versions(node: Tensor, order: int) -> None:
+def _check_versions(node: Any, order: int) -> None:
     # In-place changes draw their version from the creation counter: a version above
     # this node's number means the tensor changed after it was used here.
     for t in (node, *node.parents):
@@ -281,7 +319,7 @@ def _check_versions(node: Tensor, order: int) -> None:
             _modified(node, t)
 
 
-def _modified(node: Tensor, changed: Tensor) -> None:
+def _modified(node: Any, changed: Any) -> None:
     what = "the output" if changed is node else "an input"
     raise RuntimeError(
         f"backward: {what} of {node.grad_fn} (shape {changed.shape}) was changed in place "
@@ -290,13 +328,13 @@ def _modified(node: Tensor, changed: Tensor) -> None:
     )
 
 
-def _hooked(node: Tensor, g: Any) -> Any:
+def _hooked(node: Any, g: Any) -> Any:
     """Run ``node``'s hooks in turn. Each gets its own copy of the gradient (rule 3): what
     it returns replaces the gradient; when it returns None, its argument, changed in place
     or not, is the gradient (as in PyTorch)."""
     as_tensor = not isinstance(g, np.ndarray | np.generic)
     for hook in list(node._hooks.values()):
-        given = g.clone() if as_tensor else _leaf(np.array(g))
+        given = g.clone() if as_tensor else node._leaf(np.array(g))
         result = hook(given)
         if result is None:
             result = given
@@ -314,7 +352,7 @@ def _hooked(node: Tensor, g: Any) -> Any:
     return g
 
 
-def _seed(root: Tensor, gradient: Any, create: bool) -> Any:
+def _seed(root: Any, gradient: Any, create: bool) -> Any:
     """The gradient the pass starts from: 1 for a scalar, else ``gradient`` (a tensor
     when the pass is recorded)."""
     data = root._data
@@ -327,7 +365,7 @@ def _seed(root: Tensor, gradient: Any, create: bool) -> Any:
             )
         one = scalar_seed(data.dtype)
         seed = one if data.ndim == 0 else one.reshape(data.shape)
-        return _leaf(seed.copy()) if create else seed
+        return root._leaf(seed.copy()) if create else seed
     array = gradient._data if hasattr(gradient, "_data") else np.asarray(gradient)
     if isinstance(gradient, np.ndarray) and gradient.dtype != data.dtype:
         raise TypeError(
@@ -342,7 +380,7 @@ def _seed(root: Tensor, gradient: Any, create: bool) -> Any:
     if create and hasattr(gradient, "_data"):
         return gradient
     seed = np.array(array, dtype=data.dtype)
-    return _leaf(seed) if create else seed
+    return root._leaf(seed) if create else seed
 
 
 def scalar_seed(dtype: np.dtype) -> np.ndarray:
@@ -367,7 +405,7 @@ def _checked(g: Any, like: np.ndarray, name: str) -> Any:
     return g
 
 
-def store_grad(node: Tensor, g: Any, owned: bool) -> None:
+def store_grad(node: Any, g: Any, owned: bool) -> None:
     """Add ``g`` (an array, or a recorded tensor under ``create_graph``) to ``node.grad``.
 
     ``owned`` says that ``g`` is an array nothing else holds (a fresh VJP's result): it is

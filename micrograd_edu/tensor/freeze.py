@@ -3,7 +3,7 @@
 The dynamic graph rebuilds Python objects on every call: a ``Tensor`` per
 result, a topological sort per ``backward``. When a training step has the
 same shapes every time, that work is the same every time too. ``freeze``
-records the operations of one call (each an :class:`~micrograd_edu.tensor.ops.Op`
+records the operations of one call (each an :class:`~micrograd_edu.tensor.operation.Op`
 with its input and output *slots*) into a flat list of instructions, and the
 returned callable runs the ``forward`` functions in order and the ``vjp``
 functions in reverse over a list of numpy arrays. No node is built again.
@@ -12,7 +12,7 @@ This is the "freeze a dynamic graph into a static one" the YAAD seed planned.
 What the replay assumes, and checks:
 
 * the inputs have the shapes and dtypes of the example inputs; a different
-  shape raises :class:`~micrograd_edu.tensor.ops.ShapeError` naming the input (call
+  shape raises :class:`~micrograd_edu.tensor.operation.ShapeError` naming the input (call
   ``freeze`` again with new examples: it does not re-trace behind your back);
 * the function takes the same path every time: Python ``if``/``for`` on
   values is decided once, at tracing, like in any static graph (a read of a
@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 
 from .backward import scalar_seed, store_grad
-from .core import Tensor, _leaf
 from .modes import STATE, enable_grad
-from .ops import ShapeError
+from .operation import ShapeError
+from .tensor import Tensor, leaf
 
 __all__ = ["freeze", "FrozenFunction"]
 
@@ -82,7 +82,7 @@ def _distinct(inputs: list[Tensor]) -> list[Tensor]:
     out = []
     for x in inputs:
         if id(x) in seen:
-            twin = _leaf(x._data)
+            twin = leaf(x._data)
             twin.requires_grad_(x.requires_grad)
             x = twin
         seen.add(id(x))
@@ -156,7 +156,7 @@ class FrozenFunction:
                         "a Tensor there to receive its gradient"
                     )
                 store_grad(leaves[i], g, owned)
-        return _leaf(value)
+        return leaf(value)
 
     def _load(self, inputs: tuple) -> list[np.ndarray]:
         if len(inputs) != len(self._signature):
