@@ -18,7 +18,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
@@ -52,9 +52,12 @@ __all__ = [
 
 #: A seed: an int (a fresh generator: the same int, the same numbers), a generator
 #: (shared, so several layers draw from one stream) or None (the package's default).
-Seed = int | np.random.Generator | None
+#: (Written with a forward reference: naming numpy.random here would import it.)
+Seed = Union[int, "np.random.Generator", None]  # noqa: UP007
 
-_default = np.random.default_rng(0)  # reset by manual_seed
+# The default generator, made on first use (numpy.random costs 10 ms to import) as if
+# by manual_seed(0), and reset by manual_seed.
+_default: Any = None
 
 
 def as_generator(seed: Seed) -> np.random.Generator:
@@ -67,7 +70,10 @@ def as_generator(seed: Seed) -> np.random.Generator:
     >>> int(as_generator(5).integers(100)) == int(as_generator(5).integers(100))
     True
     """
+    global _default
     if seed is None:
+        if _default is None:
+            _default = np.random.default_rng(0)
         return _default
     if isinstance(seed, np.random.Generator):
         return seed
