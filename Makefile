@@ -2,6 +2,8 @@
 #   make course   install into .venv and open the course in JupyterLab
 #   make test     install into .venv and run everything CI runs
 # Both need only Python >= 3.10 and make, and are safe to run again.
+# For the developer's inner loop, `make unit` runs the engines', nn's, optim's and
+# viz's unit and property tests and doctests (no notebooks, grader, browser or course).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -9,7 +11,7 @@ PORT   ?= 8888
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: course notebook test install sandbox lint browser benchmarks clean
+.PHONY: course notebook test unit install sandbox lint browser benchmarks clean
 
 install: $(STAMP) sandbox
 
@@ -57,6 +59,19 @@ browser:
 
 test: install lint browser
 	$(BIN)/python -m pytest
+
+# Every test file but the grader's, the notebooks', the browsers' and the course's
+# (command line, data sets, experiments); a new engine test joins by itself.
+NOT_UNIT := tests/test_grading_% tests/test_notebook% tests/test_%browser.py \
+	tests/test_cli.py tests/test_data.py tests/test_experiments.py
+UNIT := $(filter-out $(NOT_UNIT),$(wildcard tests/test_*.py))
+UNIT_DOCTESTS := micrograd_edu/rules.py micrograd_edu/functions.py micrograd_edu/scalar \
+	micrograd_edu/tensor micrograd_edu/nn micrograd_edu/optim micrograd_edu/init.py \
+	micrograd_edu/torchlike.py micrograd_edu/viz
+
+unit: install
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -o addopts="" \
+	  $(UNIT) --doctest-modules $(UNIT_DOCTESTS)
 
 benchmarks: install
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -159,7 +159,9 @@ def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
         xs, needs = (inputs[0]._data,), (inputs[0]._requires_grad,)
     else:
         xs, needs = tuple([t._data for t in inputs]), tuple([t._requires_grad for t in inputs])
-    data = np.asarray(op.forward(*xs, *static))
+    data = op.forward(*xs, *static)
+    if type(data) is not np.ndarray:  # a numpy scalar from a reduction, or a number
+        data = np.asarray(data)
     out = _new(Tensor)
     if True in needs and STATE.enabled:
         if STATE.ever_inference:
