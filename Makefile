@@ -60,10 +60,11 @@ browser:
 test: install lint browser
 	$(BIN)/python -m pytest
 
-# Every test file but the grader's, the notebooks', the browsers' and the course's
-# (command line, data sets, experiments); a new engine test joins by itself.
+# Every test file but the grader's, the notebooks', the browsers', the course's (command
+# line, data sets, experiments) and the differential fuzzer's (a minute of its own, in
+# `make test`); a new engine test joins by itself.
 NOT_UNIT := tests/test_grading_% tests/test_notebook% tests/test_%browser.py \
-	tests/test_cli.py tests/test_data.py tests/test_experiments.py
+	tests/test_cli.py tests/test_data.py tests/test_experiments.py tests/test_tensor_fuzz%
 UNIT := $(filter-out $(NOT_UNIT),$(wildcard tests/test_*.py))
 UNIT_DOCTESTS := micrograd_edu/rules.py micrograd_edu/functions.py micrograd_edu/scalar \
 	micrograd_edu/tensor micrograd_edu/nn micrograd_edu/optim micrograd_edu/init.py \
