@@ -158,7 +158,8 @@ NUMPY = SimpleNamespace(
 
 
 def _zero(ns, out, x):
-    return 0.0 * x
+    # A constant: no engine ties it to x (PyTorch's sign and step send no gradient back).
+    return 0.0
 
 
 def _rule(name, value, *partials, **domain) -> Rule:

@@ -149,7 +149,7 @@ def backward(
             seed = scalar_seed(data.dtype)
         else:
             seed = _seed(root, gradient, False)
-        _walk({root: seed}, [(-root._order, root)], [], bool(retain_graph), False, None)
+        _walk({root: seed}, [(-root._order, root)], [], bool(retain_graph), False, None, None)
         return
     _require_grad(root, "backward")
     retain = create_graph if retain_graph is None else retain_graph
@@ -218,6 +218,7 @@ def _propagate(
     it, the gradients of the captured tensors are returned (id -> (tensor, gradient))
     and nothing is stored."""
     caught = None if capture is None else {id(t): (t, None) for t in capture}
+    visit = None if caught is None else _leading_to(roots, caught)
     grads: dict = {}
     pending: list = []
     held: list = []
@@ -234,18 +235,41 @@ def _propagate(
     pending.sort()
     if create:
         with enable_grad():
-            _walk(grads, pending, held, retain, True, caught)
+            _walk(grads, pending, held, retain, True, caught, visit)
     else:
-        _walk(grads, pending, held, retain, False, caught)
+        _walk(grads, pending, held, retain, False, caught, visit)
     return caught
 
 
-def _walk(grads, pending, held, retain, create, caught) -> None:
+def _leading_to(roots: list, caught: dict) -> set[int]:
+    """The ids of the recorded tensors whose operation must run for a gradient to reach a
+    captured tensor: those with a captured or such a tensor among their inputs. As in
+    PyTorch, no other operation runs, so no other hook either."""
+    found, stack, seen = [], [r for r in roots if r._fn is not None], set()
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            found.append(node)
+            stack.extend(p for p in node.parents if p._fn is not None)
+    leading: set[int] = set()
+    for node in sorted(found, key=_order_of):  # inputs before the tensors made from them
+        if any(id(p) in caught or id(p) in leading for p in node.parents):
+            leading.add(id(node))
+    return leading
+
+
+def _order_of(t: Any) -> int:
+    return t._order
+
+
+def _walk(grads, pending, held, retain, create, caught, visit) -> None:
     # `pending` is a heap of (-number, tensor) (see "The order"). A tensor enters it when
     # its first gradient arrives, so one that gets none (the targets of cross_entropy) is
     # never visited. A leaf goes straight to its .grad, unless something must see its
     # whole gradient first (its hooks, or grad()'s catch): then it is `held`, summed like
-    # a pending tensor, and finished after the walk.
+    # a pending tensor, and finished after the walk. With a catch, only the tensors that
+    # lead to a captured one are visited (`visit`), and captured ones.
     bumped = _last_change[0]
     plain = caught is None
     while pending:
@@ -253,11 +277,13 @@ def _walk(grads, pending, held, retain, create, caught) -> None:
         g = grads.pop(node)
         if node._hooks:
             g = _hooked(node, g)
+        if node._retains_grad:
+            store_grad(node, g, owned=False)
         if not plain:
             if id(node) in caught:
                 caught[id(node)] = (node, g)
-        elif node._retains_grad:
-            store_grad(node, g, owned=False)
+            if id(node) not in visit:
+                continue  # captured, and nothing captured is below it: its op need not run
         saved = node._saved
         if saved is None:
             raise RuntimeError(
@@ -293,12 +319,14 @@ def _walk(grads, pending, held, retain, create, caught) -> None:
                     parent._grad = pg  # store_grad's first case, spelled out
                 else:
                     store_grad(parent, pg, owned)
+            elif not (plain or id(parent) in visit or id(parent) in caught):
+                continue  # leads to nothing captured
             elif parent in grads:  # rule 1: summed out of place
                 grads[parent] = grads[parent] + pg
             elif parent._fn is not None:
                 grads[parent] = pg
                 heappush(pending, (-parent._order, parent))
-            elif plain or id(parent) in caught:
+            else:
                 grads[parent] = pg
                 held.append(parent)
     for leaf in held:

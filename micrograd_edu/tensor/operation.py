@@ -92,11 +92,19 @@ def _method(name: str) -> Callable[..., Any]:
     return lambda x, *args: getattr(x, name)(*args)
 
 
+def _pow_slope(a: Any, b: Any) -> Any:
+    """d(a**b)/da on tensors, recorded. A constant exponent 0 (``x ** 0``) gives zeros
+    tied to nothing, as PyTorch's does, so a later pass does not reach ``a`` through it."""
+    if not b._requires_grad and b._data.ndim == 0 and b._data == 0:
+        return b._leaf(np.zeros(np.broadcast_shapes(a._data.shape, ()), a._data.dtype))
+    return (b * a ** (b - 1)).where(b != 0, 0.0)
+
+
 #: The primitives of :data:`~micrograd_edu.rules.NUMPY` as tensor methods, so a rule's
 #: partials and a generic ``vjp`` run on tensors and are recorded (``create_graph``).
 TENSOR = SimpleNamespace(
     **{name: _method(name) for name in vars(NUMPY) if name != "pow_slope"},
-    pow_slope=lambda a, b: (b * a ** (b - 1)).where(b != 0, 0.0),
+    pow_slope=_pow_slope,
     where=lambda condition, a, b: a.where(condition, b),
     broadcast_to=lambda x, shape: x.expand(*shape),
     flip=lambda x, axis: x.flip(axis),

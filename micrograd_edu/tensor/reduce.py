@@ -187,16 +187,18 @@ def _recorded_others(a, axis):
     recorded operations (no division, so a 0 stays exact): for entry i, the product
     with entry i set to 1, put in place i. Quadratic in the axis length, which only a
     second derivative pays."""
+    if a.ndim == 0 or a._data.size == 0:  # nothing else to multiply: constant (PyTorch too)
+        return a._leaf(np.ones(a.shape, a.dtype))
     flat = a.reshape(-1) if axis is None else a
     at = 0 if axis is None else axis
     n = flat.shape[at]
     shape = [1] * flat.ndim
     shape[at] = n
-    total = flat * 0.0  # the right shape, for an empty axis too
+    total = None
     for i in range(n):
         here = (np.arange(n) == i).reshape(shape)
-        others = flat.where(~here, 1.0).prod(dim=at, keepdim=True)
-        total = total + others * here.astype(flat.dtype)
+        others = flat.where(~here, 1.0).prod(dim=at, keepdim=True) * here.astype(flat.dtype)
+        total = others if total is None else total + others
     return total.reshape(a.shape)
 
 
