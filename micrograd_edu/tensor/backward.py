@@ -331,11 +331,13 @@ def _walk(grads, pending, held, retain, create, caught, visit) -> None:
                 held.append(parent)
     for leaf in held:
         g = grads.pop(leaf)
+        if not (plain or id(leaf) in caught):
+            continue  # a root that was not asked for
         if leaf._hooks:
             g = _hooked(leaf, g)
         if plain:
             store_grad(leaf, g, owned=False)  # borrowed: a hook saw it, or it was handed in
-        elif id(leaf) in caught:
+        else:
             caught[id(leaf)] = (leaf, g)
 
 
