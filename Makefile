@@ -6,6 +6,8 @@
 # Both need only Python >= 3.11 and make, and are safe to run again.
 # For the instructor: `make package-test` builds the wheel and checks what a student and a
 # class hub get from it (a fresh environment, two students on a local JupyterHub).
+# For the developer's inner loop, `make unit` runs the engines', nn's, optim's and
+# viz's unit and property tests and doctests (no notebooks, grader, browser or course).
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -14,7 +16,7 @@ BIN    := $(VENV)/bin
 COURSE_STAMP := $(VENV)/.installed-course
 DEV_STAMP    := $(VENV)/.installed-dev
 
-.PHONY: course notebook test install sandbox lint browser package-test benchmarks clean
+.PHONY: course notebook test unit install sandbox lint browser package-test benchmarks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +85,21 @@ package-test: install
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
 	fi
 	$(BIN)/python -m pytest -p no:cacheprovider -o addopts="" tests/package
+
+# Every test file but the grader's, the notebooks', the browsers', the course's (command
+# line, data sets, experiments, workspace, install cell, ipywidgets 7) and the differential
+# fuzzers' (in `make test`); a new engine test joins by itself.
+NOT_UNIT := tests/test_grading_% tests/test_notebook% tests/test_%browser.py \
+	tests/test_cli.py tests/test_data.py tests/test_experiments.py tests/test_workspace.py \
+	tests/test_install_cell.py tests/test_ipywidgets7.py tests/test_%_fuzz.py
+UNIT := $(filter-out $(NOT_UNIT),$(wildcard tests/test_*.py))
+UNIT_DOCTESTS := micrograd_edu/rules.py micrograd_edu/functions.py micrograd_edu/scalar \
+	micrograd_edu/tensor micrograd_edu/nn micrograd_edu/optim micrograd_edu/init.py \
+	micrograd_edu/torchlike micrograd_edu/utils micrograd_edu/serialization.py micrograd_edu/viz
+
+unit: install
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -o addopts="" \
+	  $(UNIT) --doctest-modules $(UNIT_DOCTESTS)
 
 benchmarks: install
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

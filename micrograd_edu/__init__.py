@@ -12,8 +12,12 @@ ones before it:
   under PyTorch's names;
 * ``viz/``: diagrams, traces, plots and widgets;
 * ``course/``: the command line, ``doctor``, data sets and experiments;
-* ``grading/``: the exercises and the grader. ``import micrograd_edu`` does not load
-  it: :func:`check` imports it on its first call (and :func:`doctor` its module).
+* ``grading/``: the exercises and the grader.
+
+``import micrograd_edu`` loads the engines and ``nn``/``optim`` only: :func:`check`
+imports the grader on its first call, :func:`doctor` its module, and the drawing
+functions (``draw_graph``, ``animate``, ``frames``, the traces) load ``viz`` the first
+time one is used, as ``mg.data`` loads the data sets.
 
 ``micrograd_edu.tensor``, the attribute, is the constructor function (as
 ``torch.tensor``); import the subpackage's other names with ``from
@@ -21,6 +25,7 @@ micrograd_edu.tensor import Tensor``.
 """
 
 import sys as _sys
+from importlib import import_module as _import_module
 from typing import Any as _Any
 
 from . import functions, nn, optim
@@ -34,8 +39,9 @@ from .tensor import Tensor, concatenate, cross_entropy, mse_loss, stack, tensor
 from .tensor.freeze import freeze
 from .tensor.function import Function
 from .tensor.modes import enable_grad, inference_mode, is_grad_enabled, no_grad
-from .tensor.ops import ShapeError, unbroadcast
-from .viz import adjoint_trace, animate, draw_graph, frames, primal_trace, tangent_trace
+from .tensor.operation import ShapeError
+from .tensor.shape import unbroadcast
+from .version import __version__
 
 
 def check(exercise_id: str, namespace: _Any = None, **options: _Any) -> _Any:
@@ -58,16 +64,32 @@ def doctor() -> _Any:
     return run_doctor()
 
 
+# Loaded on first use (see the module docstring): each name's module, and its
+# attribute there (None: the name is the module itself).
+_LAZY = {
+    "adjoint_trace": ("viz", "adjoint_trace"),
+    "animate": ("viz", "animate"),
+    "draw_graph": ("viz", "draw_graph"),
+    "frames": ("viz", "frames"),
+    "primal_trace": ("viz", "primal_trace"),
+    "tangent_trace": ("viz", "tangent_trace"),
+    "data": ("course.data", None),
+}
+
+
 def __getattr__(name: str) -> _Any:
-    # ``mg.data`` (the course's data sets) loads on first use: it is not needed to import.
-    if name == "data":
-        from .course import data
+    if name not in _LAZY:
+        raise AttributeError(f"module 'micrograd_edu' has no attribute {name!r}")
+    where, attribute = _LAZY[name]
+    module = _import_module(f"{__name__}.{where}")
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # this module's own name, found directly from now on
+    return value
 
-        return data
-    raise AttributeError(f"module 'micrograd_edu' has no attribute {name!r}")
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
-__version__ = "0.1.0"
 
 __all__ = [
     "DomainError",

@@ -1,32 +1,52 @@
 """Elementary functions written once, evaluated by every engine.
 
-For each one-argument rule in :data:`~micrograd_edu.rules.RULES` this module
-has a function of the same name (``exp``, ``log``, ``sin``, ...). It hands its
-argument to the method of that name when there is one (``Value``, ``Dual``,
-the symbolic ``Expr`` and ``Tensor`` all use the rules' names), and evaluates
-plain numbers with the ``MATH`` primitives. So a function of the lecture is
-written once and every engine runs it:
+For each one-argument rule in :data:`~micrograd_edu.rules.RULES` this module has a
+function of the same name (``exp``, ``log``, ``sin``, ...), and :func:`apply`
+evaluates any rule, of any arity. The functions hand their argument to its method of
+that name when it has one (``Value``, ``Dual``, the symbolic ``Expr``, ``Tensor``, or
+a notebook's own dual number); :func:`apply` hands it to its engine; a plain number
+is evaluated with the ``MATH`` primitives. So a function of the lecture is written
+once and every engine runs it:
 
 >>> from micrograd_edu import functions as F
 >>> f = lambda x1, x2: F.log(x1) + x1 * x2 - F.sin(x2)
 >>> round(f(2.0, 5.0), 3)
 11.652
 
-The module also names the Python operators each rule is offered under
-(:data:`OPERATOR_NAMES`), and :func:`attach_rules` gives an engine's class one
-method per rule from that table, so adding a rule adds the operation everywhere.
+The module also names the Python operators and methods each rule is offered under
+(:func:`method_names`): every engine writes out one method per name, and
+``tests/test_functions.py`` checks that none is missing.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
 from typing import Any
 
 from .rules import MATH, RULES, DomainError, Rule, check_domain
 
-__all__ = ["OPERATOR_NAMES", "as_float", "attach_rules", "evaluate", "method_names"]
+__all__ = [
+    "OPERATOR_NAMES",
+    "apply",
+    "as_float",
+    "evaluate",
+    "method_names",
+    "exp",
+    "log",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "abs",
+    "sqrt",
+    "step",
+    "sign",
+    "neg",
+]
 
 #: The names under which a rule is offered when they differ from the rule's name:
 #: binary rules as (operator, reflected operator), ``neg`` as ``-x``, ``abs`` also as ``abs(x)``.
@@ -54,34 +74,115 @@ def method_names(rule: Rule) -> tuple[str, ...]:
     return (rule.name, "r" + rule.name) if rule.arity == 2 else (rule.name,)
 
 
-def attach_rules(
-    cls: type,
-    unary: Callable[[Rule], Callable[..., Any]],
-    binary: Callable[[Rule, bool], Callable[..., Any]],
-) -> type:
-    """Give ``cls`` one method per rule of the table.
+def apply(name: str, *args: Any) -> Any:
+    """The rule ``name`` of :data:`~micrograd_edu.rules.RULES` applied to ``args``: by
+    the engine of the first argument that belongs to one (its ``_rule`` hook), or on
+    plain numbers with the ``MATH`` primitives (domain-checked). This is how a rule
+    reaches every engine before any of them has a method for it.
 
-    ``unary(rule)`` returns the method ``self -> result``; ``binary(rule,
-    reflected)`` returns ``(self, other) -> result``, where ``reflected`` means
-    ``self`` is the *right* operand (``2 - x`` calls ``x.__rsub__(2)``).
+    >>> from micrograd_edu import Value
+    >>> x = Value(0.5)
+    >>> y = apply("mul", x, apply("sin", x))
+    >>> y.op, round(y.data, 4), apply("add", 2.0, 3)
+    ('mul', 0.2397, 5.0)
     """
-    for rule in RULES.values():
-        names = method_names(rule)
-        if rule.arity == 1:
-            method = _named(unary(rule), cls, names[0], rule)
-            for name in names:
-                setattr(cls, name, method)
-        else:
-            for name, reflected in zip(names, (False, True), strict=True):
-                setattr(cls, name, _named(binary(rule, reflected), cls, name, rule))
-    return cls
+    rule = RULES.get(name)
+    if rule is None:
+        raise KeyError(f"apply: no rule {name!r} in RULES (its rules: {', '.join(RULES)})")
+    if len(args) != rule.arity:
+        raise TypeError(f"apply: {name} takes {rule.arity} argument(s), got {len(args)}")
+    for x in args:
+        engine = getattr(type(x), "_rule", None)
+        if engine is not None:
+            return engine(rule, *args)
+    xs = []
+    for x in args:
+        if not isinstance(x, numbers.Real) or isinstance(x, bool):
+            raise TypeError(
+                f"{name}: expected a number or an engine's number (Value, Dual, Expr, "
+                f"Tensor), got {type(x).__name__} {x!r}"
+            )
+        xs.append(float(x))
+    check_domain(rule, MATH, *xs)  # only the value: no derivative is needed here
+    return rule.value(MATH, *xs)
 
 
-def _named(method: Callable[..., Any], cls: type, name: str, rule: Rule) -> Callable[..., Any]:
-    # So that help(Value.sin) and tracebacks say what the generated method is.
-    method.__name__, method.__qualname__ = name, f"{cls.__name__}.{name}"
-    method.__doc__ = f"The rule {rule.name!r} of micrograd_edu.rules.RULES."
-    return method
+def _call(name: str, x: Any) -> Any:
+    method = getattr(x, method_names(RULES[name])[0], None)
+    return method() if method is not None else apply(name, x)
+
+
+# The functions of the lecture, one per one-argument rule.
+
+
+def exp(x: Any) -> Any:
+    """e to the power x."""
+    return _call("exp", x)
+
+
+def log(x: Any) -> Any:
+    """The natural logarithm (x > 0)."""
+    return _call("log", x)
+
+
+def log1p(x: Any) -> Any:
+    """log(1 + x), accurate for small x (x > -1)."""
+    return _call("log1p", x)
+
+
+def sin(x: Any) -> Any:
+    """The sine (radians)."""
+    return _call("sin", x)
+
+
+def cos(x: Any) -> Any:
+    """The cosine (radians)."""
+    return _call("cos", x)
+
+
+def tan(x: Any) -> Any:
+    """The tangent (radians)."""
+    return _call("tan", x)
+
+
+def tanh(x: Any) -> Any:
+    """The hyperbolic tangent."""
+    return _call("tanh", x)
+
+
+def sigmoid(x: Any) -> Any:
+    """1 / (1 + e to the -x)."""
+    return _call("sigmoid", x)
+
+
+def relu(x: Any) -> Any:
+    """max(x, 0)."""
+    return _call("relu", x)
+
+
+def abs(x: Any) -> Any:  # noqa: A001  (the rule's name)
+    """|x|."""
+    return _call("abs", x)
+
+
+def sqrt(x: Any) -> Any:
+    """The square root (x >= 0)."""
+    return _call("sqrt", x)
+
+
+def step(x: Any) -> Any:
+    """1 where x > 0, else 0 (relu's slope)."""
+    return _call("step", x)
+
+
+def sign(x: Any) -> Any:
+    """-1, 0 or 1 (abs's slope)."""
+    return _call("sign", x)
+
+
+def neg(x: Any) -> Any:
+    """-x."""
+    return _call("neg", x)
 
 
 def as_float(x: Any, op: str, engine: str = "") -> float:
@@ -139,34 +240,3 @@ def evaluate(
         shown = ", ".join(repr(x) for x in xs)
         raise DomainError(f"{rule.name}({shown}): {where}{error}") from error
     return out, (local + (math.nan,)) if undefined_last else local
-
-
-def _function(rule: Rule) -> Callable[[Any], Any]:
-    method = method_names(rule)[0]
-
-    def function(x: Any) -> Any:
-        bound = getattr(x, method, None)
-        if bound is not None:
-            return bound()
-        if isinstance(x, numbers.Real):
-            x = float(x)
-            check_domain(rule, MATH, x)  # only the value: no derivative is needed here
-            return rule.value(MATH, x)
-        raise TypeError(
-            f"{rule.name}: expected a number or an object with a .{method}() method "
-            f"(Value, Dual, Expr, Tensor), got {type(x).__name__} {x!r}"
-        )
-
-    function.__name__ = function.__qualname__ = rule.name
-    function.__doc__ = (
-        f"{rule.name}(x): ``x.{method}()`` for an engine's number, "
-        f"the float {rule.name} for a plain number (domain-checked)."
-    )
-    return function
-
-
-for _rule in RULES.values():
-    if _rule.arity == 1:
-        globals()[_rule.name] = _function(_rule)
-        __all__.append(_rule.name)
-del _rule

@@ -4,9 +4,9 @@ Each initialiser fills an array (or a ``Tensor``'s ``.data``) *in place* and
 returns what it was given, like ``torch.nn.init``. Randomness always comes from
 a :class:`numpy.random.Generator`: pass ``seed=`` an int (the same int gives the
 same numbers) or a ``Generator`` (so several layers can share one stream).
-Without ``seed`` the package's default generator is used; reset it with
-:func:`manual_seed` to make a whole notebook repeatable, as
-``torch.manual_seed`` does.
+Without ``seed`` the package's default generator is used (the one ``randn`` draws
+from: :mod:`micrograd_edu.tensor.creation`); reset it with :func:`manual_seed` to
+make a whole notebook repeatable, as ``torch.manual_seed`` does.
 
 Fan-in and fan-out follow PyTorch's layout: a ``Linear`` weight has shape
 ``(out_features, in_features)``, so fan-in is the number of *columns*.
@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from .tensor.creation import Seed, as_generator, manual_seed
+
 __all__ = [
     "Seed",
     "as_generator",
@@ -41,42 +43,6 @@ __all__ = [
     "xavier_uniform_",
     "xavier_normal_",
 ]
-
-Seed = int | np.random.Generator | None
-
-_default = np.random.default_rng(0)
-
-
-def manual_seed(seed: int) -> None:
-    """Reset the default generator used when no ``seed`` is passed.
-
-    >>> manual_seed(3); a = as_generator(None).random()
-    >>> manual_seed(3); a == as_generator(None).random()
-    True
-    """
-    global _default
-    _default = np.random.default_rng(seed)
-
-
-def as_generator(seed: Seed) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from an int seed, a generator, or ``None``.
-
-    An int gives a fresh generator (the same int, the same numbers); a generator
-    is returned as it is, so callers can share one stream; ``None`` means the
-    package's default generator (see :func:`manual_seed`).
-
-    >>> int(as_generator(5).integers(100)) == int(as_generator(5).integers(100))
-    True
-    """
-    if seed is None:
-        return _default
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return np.random.default_rng(int(seed))
-    raise TypeError(
-        f"seed must be an int, a numpy.random.Generator or None, got {type(seed).__name__} {seed!r}"
-    )
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

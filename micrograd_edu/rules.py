@@ -24,7 +24,16 @@ A partial is called as ``partial(ns, out, *args)`` where ``out`` is the
 operation's value: several derivatives are cheapest in terms of it
 (``exp' = out``, ``tanh' = 1 - out**2``).
 
-Adding an operation is one entry in :data:`RULES`; every engine picks it up.
+Adding an operation is one entry in :data:`RULES`. From then on every engine
+evaluates it through one path, :func:`micrograd_edu.functions.apply`
+(``F.apply("hypot", x, y)``), which hands it to the engine of its arguments (the
+``_rule`` hook of ``Value``, ``Dual``, the symbolic ``Expr`` and ``Tensor``, each
+the same code their operators run); ``symbolic.diff`` differentiates it at once.
+Each engine also writes its operators and methods out (``def __mul__`` in
+``Value``'s class is where a reader looks), each one line that reads its rule from
+this table: to offer the new operation as ``x.hypot(y)``, add that line to each
+engine, under the names :func:`micrograd_edu.functions.method_names` gives;
+``tests/test_functions.py`` names every engine that lacks one.
 """
 
 from __future__ import annotations
@@ -149,7 +158,8 @@ NUMPY = SimpleNamespace(
 
 
 def _zero(ns, out, x):
-    return 0.0 * x
+    # A constant: no engine ties it to x (PyTorch's sign and step send no gradient back).
+    return 0.0
 
 
 def _rule(name, value, *partials, **domain) -> Rule:

@@ -9,7 +9,7 @@ from central_differences import central_gradient
 from micrograd_edu import DomainError, Value
 from micrograd_edu import functions as F
 from micrograd_edu.scalar.graph import topological_order
-from micrograd_edu.scalar.value import adjoint_trace
+from micrograd_edu.scalar.value import adjoint_steps
 
 
 def lecture_f(x1, x2):
@@ -138,10 +138,10 @@ def test_million_node_chain():
     assert x.grad == 1.0 and y.data == 1.0
 
 
-def test_adjoint_trace_runs_in_the_lectures_order():
+def test_adjoint_steps_run_in_the_lectures_order():
     x1, x2 = Value(2.0, label="x1"), Value(5.0, label="x2")
     y = lecture_f(x1, x2)
-    steps = adjoint_trace(y)
+    steps = adjoint_steps(y)
     assert [s.child.op for s in steps] == ["sub"] * 2 + ["add"] * 2 + ["sin", "mul", "mul", "log"]
     sin_step = steps[4]
     assert sin_step.parent is x2 and sin_step.local == pytest.approx(math.cos(5.0))
@@ -233,11 +233,11 @@ def test_torch_agrees_on_a_few_expressions():
         assert (a.grad, b.grad) == pytest.approx((ta.grad.item(), tb.grad.item()), rel=1e-12)
 
 
-def test_a_new_rule_becomes_an_operation_of_both_scalar_engines(monkeypatch):
-    from micrograd_edu.functions import attach_rules
+def test_a_new_rule_reaches_every_engine_through_functions_apply(monkeypatch):
+    # rules.py's documented path: one entry in RULES, evaluated at once by every engine
+    from micrograd_edu import Dual, Tensor, diff
     from micrograd_edu.rules import RULES, Rule
-    from micrograd_edu.scalar import dual as forward
-    from micrograd_edu.scalar import value as engine
+    from micrograd_edu.scalar.symbolic import Symbol
 
     square = Rule("square", lambda ns, x: x * x, (lambda ns, o, x: 2.0 * x,))
     hypot = Rule(
@@ -247,17 +247,15 @@ def test_a_new_rule_becomes_an_operation_of_both_scalar_engines(monkeypatch):
     )
     monkeypatch.setitem(RULES, "square", square)
     monkeypatch.setitem(RULES, "hypot", hypot)
-    try:
-        attach_rules(Value, engine._unary, engine._binary)
-        attach_rules(forward.Dual, forward._unary, forward._binary)
-        x, y = Value(3.0), Value(4.0)
-        z = x.square() + x.hypot(y) + y.rhypot(0.0)  # rhypot: y is the right operand
-        z.backward()
-        assert z.data == 9.0 + 5.0 + 4.0
-        assert (x.grad, y.grad) == pytest.approx((6.0 + 3 / 5, 4 / 5 + 1.0))
-        assert forward.Dual(3.0, 1.0).square().tangent == 6.0
-    finally:
-        for cls in (Value, forward.Dual):
-            for name in ("square", "hypot", "rhypot"):
-                if name in vars(cls):
-                    delattr(cls, name)
+    x, y = Value(3.0), Value(4.0)
+    z = F.apply("square", x) + F.apply("hypot", x, y) + F.apply("hypot", 0.0, y)
+    z.backward()
+    assert z.data == 9.0 + 5.0 + 4.0
+    assert (x.grad, y.grad) == pytest.approx((6.0 + 3 / 5, 4 / 5 + 1.0))
+    assert F.apply("square", Dual(3.0, 1.0)).tangent == 6.0
+    t = Tensor([3.0, 0.0], requires_grad=True)
+    F.apply("hypot", t, Tensor([4.0, 2.0])).sum().backward()
+    assert t.grad.tolist() == pytest.approx([3 / 5, 0.0])
+    s = Symbol("s")
+    assert diff(F.apply("square", s), s).evaluate(s=1.5) == 3.0
+    assert F.apply("hypot", 3, 4.0) == 5.0

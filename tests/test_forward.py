@@ -1,4 +1,4 @@
-"""Forward mode (Dual, jvp, jacobian_forward, tangent_trace) against closed forms."""
+"""Forward mode (Dual, jvp, jacobian_forward, tangent_steps) against closed forms."""
 
 import math
 
@@ -8,7 +8,7 @@ import pytest
 from micrograd_edu import DomainError, Dual, jacobian_forward, jvp
 from micrograd_edu import functions as F
 from micrograd_edu.rules import RULES
-from micrograd_edu.scalar.dual import TraceStep, tangent_trace
+from micrograd_edu.scalar.dual import TangentStep, tangent_steps
 
 
 def lecture_f(x1, x2):
@@ -89,8 +89,8 @@ def test_output_that_ignores_the_inputs_has_zero_tangent():
     assert jvp(lambda x: 3.0, (1.0,), (1.0,)) == (3.0, 0.0)
 
 
-def test_tangent_trace_reproduces_the_lecture_table():
-    value, tangent, steps = tangent_trace(lecture_f, (2.0, 5.0), (1.0, 0.0))
+def test_tangent_steps_reproduce_the_lecture_table():
+    value, tangent, steps = tangent_steps(lecture_f, (2.0, 5.0), (1.0, 0.0))
     assert value == pytest.approx(11.652, abs=5e-4) and tangent == pytest.approx(5.5)
     assert [s.index for s in steps] == [-1, 0, 1, 2, 3, 4, 5]
     assert [s.op for s in steps] == ["input", "input", "log", "mul", "sin", "add", "sub"]
@@ -99,11 +99,11 @@ def test_tangent_trace_reproduces_the_lecture_table():
     assert [s.primal for s in steps] == pytest.approx(primals, abs=5e-4)
     assert round(steps[4].primal, 3) == -0.959  # the slide's +0.959 is a sign slip
     assert [s.tangent for s in steps] == pytest.approx([1, 0, 0.5, 5, 0, 5.5, 5.5], abs=1e-12)
-    assert isinstance(steps[0], TraceStep)
+    assert isinstance(steps[0], TangentStep)
 
 
-def test_tangent_trace_records_constants_as_floats():
-    _, _, steps = tangent_trace(lambda x: 2 * x + 1, (3.0,), (1.0,))
+def test_tangent_steps_record_constants_as_floats():
+    _, _, steps = tangent_steps(lambda x: 2 * x + 1, (3.0,), (1.0,))
     assert [(s.index, s.op, s.args) for s in steps] == [
         (0, "input", ()),
         (1, "mul", (2.0, 0)),

@@ -91,7 +91,7 @@ import importlib
 import numpy as np
 from micrograd_edu import nn
 
-for name in ("micrograd_edu.tensor.ops", "micrograd_edu.tensor.backward"):
+for name in ("micrograd_edu.tensor.shape", "micrograd_edu.tensor.backward"):
     try:
         importlib.reload(importlib.import_module(name))
     except Exception:

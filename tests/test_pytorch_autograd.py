@@ -158,3 +158,107 @@ def test_a_tied_weight_keeps_both_names_in_state_dict():
         tnet[1].weight = tnet[0].weight
         assert {"0.weight", "1.weight"} <= set(tnet.state_dict())
         assert len(list(tnet.parameters())) == 3
+
+
+def _pair(values):
+    """The same leaf in both engines (PyTorch's only where it is installed)."""
+    ours = T.tensor(values, requires_grad=True)
+    torch = _torch()
+    theirs = None if torch is None else torch.tensor(values, requires_grad=True)
+    return ours, theirs
+
+
+# clamp(x, low, high) = min(max(x, low), high) with tensor bounds: away from ties the
+# gradient is the derivative (central differences); at ties it is PyTorch's choice.
+CLAMP_X = np.array([[1.0, 5.0, 3.1, 2.2, 4.0, -0.5]])
+CLAMP_LOW = np.array([[2.05], [2.5]])  # broadcasts to (2, 6)
+CLAMP_HIGH = np.array([2.3, 2.1, 3.5, 1.5, 4.5, 0.3])
+
+
+def test_clamp_with_tensor_bounds_broadcasts_and_sends_each_entry_its_gradient():
+    weights = np.arange(1.0, 13.0).reshape(2, 6)
+    far = np.full((1, 6), 1e9)  # a bound that is not there
+
+    def f_numpy(x, low, high):
+        return np.sum(np.minimum(np.maximum(x, low), high) * weights)
+
+    for lo, hi in ((CLAMP_LOW, None), (None, CLAMP_HIGH), (CLAMP_LOW + 0.25, CLAMP_HIGH + 1.0)):
+        x = T.tensor(CLAMP_X, requires_grad=True)
+        low = None if lo is None else T.tensor(lo, requires_grad=True)
+        high = None if hi is None else T.tensor(hi, requires_grad=True)
+        (x.clamp(min=low, max=high) * T.tensor(weights)).sum().backward()
+        point = [CLAMP_X, -far if lo is None else lo, far if hi is None else hi]
+        for i, t in enumerate((x, low, high)):
+            if t is not None:  # no ties here: the derivative exists
+
+                def f(v, i=i, point=point):
+                    return f_numpy(*point[:i], v, *point[i + 1 :])
+
+                np.testing.assert_allclose(t.grad.data, central_gradient(f, point[i]), atol=1e-6)
+
+
+def test_clamp_ties_and_crossed_bounds_follow_pytorch():
+    # x on a bound goes to x; low == high above x sends nothing; high below low wins.
+    x, tx = _pair([1.0, 5.0, 3.0, 2.0, 4.0, 2.0])
+    low, tlow = _pair([2.0, 2.0, 3.0, 2.0, 5.0, 2.0])
+    high, thigh = _pair([2.0, 2.0, 3.0, 1.5, 4.5, 3.0])
+    x.clamp(min=low, max=high).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    assert low.grad.tolist() == [0.0] * 6
+    assert high.grad.tolist() == [0.0, 1.0, 0.0, 1.0, 1.0, 0.0]
+    if tx is not None:
+        tx.clamp(min=tlow, max=thigh).sum().backward()
+        for ours, theirs in ((x, tx), (low, tlow), (high, thigh)):
+            np.testing.assert_array_equal(ours.grad.data, theirs.grad.numpy())
+
+
+def _off_path_program(x, y):
+    far = (y * y).sum()  # reaches y only
+    return far + (x * 3.0).sum(), far
+
+
+@pytest.mark.parametrize("call", ["grad", "backward(inputs=)"])
+def test_only_what_leads_to_the_requested_inputs_runs(call):
+    # As in PyTorch: a hook off the path to the inputs does not fire, and neither does
+    # a hook on a leaf that was not asked for; retained gradients on the path are kept.
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    y = T.tensor([3.0, 4.0], requires_grad=True)
+    seen = []
+    loss, far = _off_path_program(x, y)
+    far.register_hook(lambda g: seen.append("far"))
+    y.register_hook(lambda g: seen.append("y"))
+    inner = x * 1.0
+    inner.retain_grad()
+    loss = loss + inner.sum()
+    if call == "grad":
+        (gx,) = grad(loss, [x])
+        np.testing.assert_array_equal(gx.data, [4.0, 4.0])
+        assert x.grad is None
+    else:
+        loss.backward(inputs=[x])
+        np.testing.assert_array_equal(x.grad.data, [4.0, 4.0])
+    assert seen == [] and y.grad is None
+    np.testing.assert_array_equal(inner.grad.data, [1.0, 1.0])
+    far.backward()  # what did not run kept its saved values
+    np.testing.assert_array_equal(y.grad.data, [6.0, 8.0])
+    assert seen == ["far", "y"]
+
+
+CONSTANT_SLOPES = {  # ours, PyTorch's (which has no step)
+    "sign and step": (lambda t: (t.sign() + t.step()).sum(), lambda t: (t.sign() * 2).sum()),
+    "a power 0": (lambda t: (t**0).sum(), lambda t: (t**0).sum()),
+    "the product of a 0-d tensor": (lambda t: t[0].prod(0), lambda t: t[0].prod(0)),
+}
+
+
+@pytest.mark.parametrize("name", CONSTANT_SLOPES)
+def test_a_constant_derivative_is_tied_to_nothing(name):
+    # Even under create_graph such a gradient records nothing, as in PyTorch, so no later
+    # pass reaches x through it (and no hook on x fires).
+    ours, theirs = CONSTANT_SLOPES[name]
+    x, tx = _pair([0.5, -2.0])
+    (g,) = grad(ours(x), x, create_graph=True)
+    assert not g.requires_grad
+    if tx is not None:
+        (tg,) = _torch().autograd.grad(theirs(tx), tx, create_graph=True)
+        assert not tg.requires_grad

@@ -11,7 +11,7 @@ import pytest
 from torchlike_oracle import pytorch
 
 import micrograd_edu.torchlike as ours
-from micrograd_edu.tensor.ops import ShapeError
+from micrograd_edu.tensor.operation import ShapeError
 
 README = Path(__file__).parent.parent / "README.md"
 

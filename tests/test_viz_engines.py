@@ -13,7 +13,7 @@ from viz_nodes import lecture
 from micrograd_edu import Value, adjoint_trace, draw_graph, frames, primal_trace, tangent_trace
 from micrograd_edu import functions as F
 from micrograd_edu.scalar.nn import MLP
-from micrograd_edu.scalar.value import adjoint_trace as engine_adjoint_trace
+from micrograd_edu.scalar.value import adjoint_steps
 
 
 def f(x1, x2):
@@ -53,7 +53,7 @@ def test_adjoint_trace_follows_the_engine_and_ends_at_the_gradient():
     assert [(r.left, r.right) for r in t[-2:]] == [("x̄₁", "5.5"), ("x̄₂", "1.716")]
     assert t[-1].value == pytest.approx(2 - math.cos(5))
     x1, x2 = Value(2.0, label="x1"), Value(5.0, label="x2")
-    recorded = engine_adjoint_trace(f(x1, x2))
+    recorded = adjoint_steps(f(x1, x2))
     steps = [r for r in t if "+=" in r.left]
     assert len(steps) == len(recorded)
     assert [r.value for r in steps] == pytest.approx([s.parent_grad for s in recorded])
@@ -78,7 +78,7 @@ def test_frames_run_backward_in_the_engines_order_and_keep_user_gradients():
     backward = [fr for fr in fs if fr.phase == "backward"][1:]
     assert "x̄₁ += v̄₂ · v₀ = 5" in [fr.caption for fr in backward]
     x1.grad = x2.grad = 0.0
-    recorded = engine_adjoint_trace(y)  # the engine's own order, on the same graph
+    recorded = adjoint_steps(y)  # the engine's own order, on the same graph
     assert [fr.current for fr in backward] == [g.index[id(s.parent)] for s in recorded]
     # forward, the operations come in the mirror image of the engine's backward pass
     forward = [fr.current for fr in fs if fr.phase == "forward"][1:]

@@ -252,14 +252,14 @@ def test_real_tensor_graph_draws_and_steps():
 
 
 def test_local_derivative_text_reads_as_the_lecture_writes_it():
-    # Text gets its operators from the rule table (functions.attach_rules); the
-    # reflected ones put the plain number on the left.
+    # A rule's partial reaches Text through its operators (the reflected ones put the
+    # plain number on the left) and the printing namespace's functions.
     from micrograd_edu.rules import RULES
     from micrograd_edu.viz.steps import PRINT, Text
 
     a, b = Text("v₀"), Text("v₁")
     assert str(1 - a) == "1 − v₀" and str(2 / a) == "2/v₀" and str(2**a) == "2^v₀"
     assert str(-(a + b) * 3) == "−(v₀ + v₁) × 3" and (a * 1, a + 0) == (a, a)
-    assert str(abs(a)) == "abs v₀" and str(a.sin()) == "sin v₀"
+    assert str(PRINT.abs(a)) == "abs v₀" and str(PRINT.sin(a)) == "sin v₀"
     out = Text("v₂")
     assert str(RULES["sigmoid"].partials[0](PRINT, out, a)) == "v₂ × (1 − v₂)"

@@ -11,7 +11,7 @@ from micrograd_edu import optim
 from micrograd_edu.course.doctor import _check_renderer as check_renderer
 from micrograd_edu.course.doctor import _check_widgets as check_widgets
 from micrograd_edu.course.doctor import doctor
-from micrograd_edu.course.experiments import descent_path
+from micrograd_edu.optim.descent import descent_path
 from micrograd_edu.scalar.numerical import step_size_study
 from micrograd_edu.viz import plots
 from micrograd_edu.viz.widgets import (

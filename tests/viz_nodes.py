@@ -4,7 +4,7 @@
 pass over ``topological_order``; it follows the protocol only (parents, op,
 data, grad, label). It stays beside the real ``Value`` because viz takes a
 ``Value`` graph's backward steps from the engine's own record
-(``engine.adjoint_trace``): only a scalar of another type reaches the path
+(``adjoint_steps``): only a scalar of another type reaches the path
 every other protocol node takes (the rule table replayed), and its backward
 pass is an oracle independent of both. Array graphs take that path whatever
 their type, so they need no stand-in: the tests use the real ``Tensor``

@@ -145,7 +145,7 @@ def _check_kernel() -> Finding:
     """Start the kernel the notebooks name and ask it to import this package (in a
     notebook, the kernel running this is that kernel, and it imported the package)."""
     if _in_kernel():
-        from .. import __version__
+        from ..version import __version__
 
         where = f"this notebook's kernel runs {sys.executable} {__version__}"
         return Finding("kernel", True, where)

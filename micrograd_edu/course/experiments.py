@@ -6,8 +6,6 @@ benchmarks share.
 * **the post's schedule**: one sample per step, in the data's order, each sample's
   squared error divided by n (:func:`per_sample`, :func:`squared_error_over`), where the
   chapter's runs take mini-batches;
-* **descent paths**: where an optimiser takes one point on a 2-D loss surface, step by
-  step (chapter 08's optimiser lesson and its learning-rate slider);
 * **non-linear**: a deep ReLU network (10 ``Linear`` layers of width 10, He
   initialisation, zero biases) fitted by Adam on mini-batches of 32 to the
   piecewise function of :func:`data.piecewise`.
@@ -32,7 +30,6 @@ from ..tensor.freeze import freeze
 from . import data
 
 __all__ = [
-    "descent_path",
     "per_sample",
     "squared_error_over",
     "deep_relu_net",
@@ -42,44 +39,6 @@ __all__ = [
     "train_torch",
     "from_scalar_mlp",
 ]
-
-
-def descent_path(
-    f: Callable[[Tensor], Tensor],
-    start: Iterable[float],
-    optimiser: Callable[[list[Tensor]], Any],
-    steps: int,
-) -> np.ndarray:
-    """The points an optimiser visits on the loss ``f``: ``steps`` rounds of
-    ``zero_grad``, ``backward``, ``step`` from ``start``. ``optimiser`` makes the
-    optimiser from the parameter list (``lambda ps: optim.SGD(ps, lr=0.1)``); ``f``
-    maps a point, a tensor of shape (2,), to a scalar tensor. Returns an array of
-    shape (k, 2), ``start`` first; a path that leaves every finite number (a step size
-    too large) ends at its last finite point.
-
-    >>> from micrograd_edu import optim
-    >>> bowl = lambda p: (p * p).sum() / 2                # its gradient is p itself
-    >>> descent_path(bowl, [4.0, -2.0], lambda ps: optim.SGD(ps, lr=0.5), 2)
-    array([[ 4. , -2. ],
-           [ 2. , -1. ],
-           [ 1. , -0.5]])
-    """
-    if not (isinstance(steps, int) and steps >= 0):
-        raise ValueError(f"descent_path: steps must be a whole number >= 0, got {steps!r}")
-    point = Tensor(np.array(list(start), dtype=float), requires_grad=True)
-    if point.shape != (2,):
-        raise ValueError(f"descent_path: start must be a point (x, y), got shape {point.shape}")
-    opt = optimiser([point])
-    path = [point.data.copy()]
-    for _ in range(steps):
-        with np.errstate(over="ignore", invalid="ignore"):  # a divergence ends the path
-            opt.zero_grad()
-            f(point).backward()
-            opt.step()
-        if not np.all(np.isfinite(point.data)) or np.max(np.abs(point.data)) > 1e150:
-            break
-        path.append(point.data.copy())
-    return np.array(path)
 
 
 def per_sample(

@@ -102,7 +102,7 @@ def fingerprint(data: bytes) -> str:
 
 
 def _package_version() -> str:
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 

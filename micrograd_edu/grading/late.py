@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +39,12 @@ _NUMBERS = (("percent_per_day", 0, 100), ("max_percent", 100, 100), ("grace_minu
 
 def _zone(name: str | None) -> tzinfo:
     if not name:
-        return datetime.now().astimezone().tzinfo or timezone.utc
+        return datetime.now().astimezone().tzinfo or UTC
     if name.upper() in ("UTC", "Z"):
-        return timezone.utc
+        return UTC
     if name[:1] in "+-":
         try:
-            return datetime.fromisoformat(f"2000-01-01T00:00{name}").tzinfo or timezone.utc
+            return datetime.fromisoformat(f"2000-01-01T00:00{name}").tzinfo or UTC
         except ValueError:
             raise ValueError(f"late: unknown timezone offset {name!r} (e.g. '+01:00')") from None
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -98,7 +98,7 @@ class Policy:
     percent_per_day: float = 0.0
     max_percent: float = 100.0
     grace: timedelta = timedelta(0)
-    zone: tzinfo = timezone.utc
+    zone: tzinfo = UTC
 
     @classmethod
     def read(cls, path: str | Path) -> Policy:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -113,5 +113,5 @@ def handed_in(
         return None, ""
     if document.stamp is not None:
         return document.stamp.replace(tzinfo=zone), "the time of its zip entry, marked LATE"
-    moment = datetime.fromtimestamp(document.mtime, timezone.utc).astimezone(zone)
+    moment = datetime.fromtimestamp(document.mtime, UTC).astimezone(zone)
     return moment, "the file's modification time, marked LATE (copying a file changes it)"

@@ -26,7 +26,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 __all__ = ["Gradebook", "safe_cell", "written_column", "is_mark", "version", "FIRST", "LAST"]
@@ -207,13 +207,13 @@ def to_csv(rows: Sequence[Row]) -> str:
 
 def version() -> str:
     """The package's version, as rows and released notebooks record it."""
-    from .. import __version__
+    from ..version import __version__
 
     return __version__
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def write(path: str | Path, text: str, backed: set[Path] | None = None) -> None:
@@ -232,7 +232,7 @@ def write(path: str | Path, text: str, backed: set[Path] | None = None) -> None:
     backed = set() if backed is None else backed
     if old is not None and path.resolve() not in backed:
         backed.add(path.resolve())
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         copy, n = path.with_name(f"{path.name}.{stamp}.bak"), 1
         while copy.exists():
             copy, n = path.with_name(f"{path.name}.{stamp}-{n}.bak"), n + 1

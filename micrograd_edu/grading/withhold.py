@@ -1,6 +1,6 @@
 """Withholding: while an exercise is graded, the library code that would answer it raises.
 
-An exercise lists dotted names (``micrograd_edu.tensor.ops.unbroadcast``, ``numpy.linalg.lstsq``,
+An exercise lists dotted names (``micrograd_edu.tensor.shape.unbroadcast``, ``numpy.linalg.lstsq``,
 a method such as ``micrograd_edu.nn.module.Module.named_modules``) and whole libraries
 (``sklearn``). Inside :func:`withholding`, every public name of this package that holds
 one of those functions, the function's own module or class, and the notebook's namespace

@@ -15,7 +15,7 @@ import numpy as np
 from .. import init
 from ..tensor import Tensor, apply
 from ..tensor.modes import no_grad
-from ..tensor.ops import Op
+from ..tensor.operation import Op
 from .loss_functions import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -80,7 +80,7 @@ def _linear_saves(needs: tuple) -> tuple:
 # One graph node per layer instead of three (transpose, matmul, add): a deep
 # network's step costs mostly per-node overhead, and the node's backward is
 # exactly the formula the course derives.
-LINEAR = Op("linear", _linear_forward, _linear_vjp, _linear_saves)
+LINEAR = Op("linear", _linear_forward, _linear_vjp, _linear_saves, fresh=True)
 
 
 def _result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:  # noqa: A002

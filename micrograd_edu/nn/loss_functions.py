@@ -31,7 +31,7 @@ import numpy as np
 from ..tensor import Tensor, tensor, where
 from ..tensor import cross_entropy as _fused_cross_entropy
 from ..tensor import mse_loss as _fused_mse_loss
-from ..tensor.ops import ShapeError
+from ..tensor.operation import ShapeError
 
 __all__ = [
     "mse_loss",

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor.core import bump_version
+from ..tensor.backward import bump_version
 
 __all__ = ["Optimizer", "require"]
 

@@ -1,4 +1,4 @@
-"""Forward mode: dual numbers, ``jvp``, the forward Jacobian and the tangent trace.
+"""Forward mode: dual numbers, ``jvp``, the forward Jacobian and the tangent steps.
 
 A :class:`Dual` carries a value (the *primal*) and its directional derivative
 (the *tangent*) through a computation. Every operation applies the chain rule
@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..functions import as_float, attach_rules, evaluate
-from ..rules import MATH, Rule
+from ..functions import as_float, evaluate
+from ..rules import MATH, RULES, Rule
 from .graph import lecture_order
 
 __all__ = [
@@ -30,9 +30,9 @@ __all__ = [
     "jvp",
     "jacobian_forward",
     "ForwardJacobian",
-    "TraceStep",
-    "TangentTrace",
-    "tangent_trace",
+    "TangentStep",
+    "TangentSteps",
+    "tangent_steps",
 ]
 
 
@@ -58,11 +58,94 @@ class Dual:
         return f"Dual(primal={self.primal!r}, tangent={self.tangent!r})"
 
     def _result(self, rule: Rule, args: tuple[Any, ...], primal: float, tangent: float) -> Dual:
-        # The one place a new Dual is made: TracedDual overrides it to record a step.
+        # The one place a new Dual is made: _TracedDual overrides it to record a step.
         return Dual(primal, tangent)
 
+    # ---------------------------------------- operations, each from its rule in RULES
+    # A reflected operator has self on the right: 2 - x calls x.__rsub__(2).
 
-def _apply(rule: Rule, made_by: Dual, args: tuple[Any, ...]) -> Dual:
+    def __add__(self, other: Any) -> Dual:
+        return _binary(RULES["add"], self, other)
+
+    def __radd__(self, other: Any) -> Dual:
+        return _binary(RULES["add"], other, self)
+
+    def __sub__(self, other: Any) -> Dual:
+        return _binary(RULES["sub"], self, other)
+
+    def __rsub__(self, other: Any) -> Dual:
+        return _binary(RULES["sub"], other, self)
+
+    def __mul__(self, other: Any) -> Dual:
+        return _binary(RULES["mul"], self, other)
+
+    def __rmul__(self, other: Any) -> Dual:
+        return _binary(RULES["mul"], other, self)
+
+    def __truediv__(self, other: Any) -> Dual:
+        return _binary(RULES["div"], self, other)
+
+    def __rtruediv__(self, other: Any) -> Dual:
+        return _binary(RULES["div"], other, self)
+
+    def __pow__(self, other: Any) -> Dual:
+        return _binary(RULES["pow"], self, other)
+
+    def __rpow__(self, other: Any) -> Dual:
+        return _binary(RULES["pow"], other, self)
+
+    def __neg__(self) -> Dual:
+        return _unary(RULES["neg"], self)
+
+    def __abs__(self) -> Dual:
+        return _unary(RULES["abs"], self)
+
+    abs = __abs__
+
+    def exp(self) -> Dual:
+        return _unary(RULES["exp"], self)
+
+    def log(self) -> Dual:
+        return _unary(RULES["log"], self)
+
+    def log1p(self) -> Dual:
+        return _unary(RULES["log1p"], self)
+
+    def sqrt(self) -> Dual:
+        return _unary(RULES["sqrt"], self)
+
+    def sin(self) -> Dual:
+        return _unary(RULES["sin"], self)
+
+    def cos(self) -> Dual:
+        return _unary(RULES["cos"], self)
+
+    def tan(self) -> Dual:
+        return _unary(RULES["tan"], self)
+
+    def tanh(self) -> Dual:
+        return _unary(RULES["tanh"], self)
+
+    def sigmoid(self) -> Dual:
+        return _unary(RULES["sigmoid"], self)
+
+    def relu(self) -> Dual:
+        return _unary(RULES["relu"], self)
+
+    def step(self) -> Dual:
+        return _unary(RULES["step"], self)
+
+    def sign(self) -> Dual:
+        return _unary(RULES["sign"], self)
+
+    @staticmethod
+    def _rule(rule: Rule, *args: Any) -> Dual:
+        """Any rule of the table, by :func:`micrograd_edu.functions.apply` (a new rule's path)."""
+        return _unary(rule, *args) if rule.arity == 1 else _binary(rule, *args)
+
+
+def _checked(rule: Rule, made_by: Dual, args: tuple[Any, ...]) -> Dual:
+    # The path of the rules with a domain (div, pow, log, sqrt): `evaluate` checks it.
     is_dual = [isinstance(a, Dual) for a in args]
     xs = tuple(a.primal if d else a for a, d in zip(args, is_dual, strict=True))
     out, partials = evaluate(rule, xs, constant_last=not is_dual[-1])
@@ -74,47 +157,32 @@ def _apply(rule: Rule, made_by: Dual, args: tuple[Any, ...]) -> Dual:
 
 _NUMBERS = (float, int)
 
-# The fast paths below inline `evaluate` for the rules without a domain (add, mul,
-# sin, exp, ...), as Value's do: one call of the value and of each partial, no checks.
-# The others (div, pow, log, sqrt) go through `_apply`, which checks their domains.
+
+def _unary(rule: Rule, a: Dual) -> Dual:
+    """``rule(a)``: the value, and the tangent times the local derivative."""
+    if rule.domain is not None or rule.grad_domain is not None:
+        return _checked(rule, a, (a,))
+    x = a.primal
+    out = rule.value(MATH, x)
+    return a._result(rule, (a,), out, float(rule.partials[0](MATH, out, x) * a.tangent))
 
 
-def _unary(rule: Rule) -> Callable[[Dual], Dual]:
-    if rule.domain or rule.grad_domain:
-        return lambda self: _apply(rule, self, (self,))
-    value, (partial,) = rule.value, rule.partials
-
-    def op(self: Dual) -> Dual:
-        x = self.primal
-        out = value(MATH, x)
-        return self._result(rule, (self,), out, float(partial(MATH, out, x) * self.tangent))
-
-    return op
-
-
-def _binary(rule: Rule, reflected: bool) -> Callable[[Dual, Any], Dual]:
-    checked = rule.domain or rule.grad_domain
-    value, (da, db) = rule.value, rule.partials
-
-    def op(self: Dual, other: Any) -> Dual:
-        if not isinstance(other, Dual):
-            other = float(other) if type(other) in _NUMBERS else as_float(other, rule.name, "Dual")
-        a, b = (other, self) if reflected else (self, other)
-        if checked:
-            return _apply(rule, self, (a, b))
-        # a constant has tangent 0: its term is skipped, as in _apply
-        x, tx = (a.primal, a.tangent) if isinstance(a, Dual) else (a, 0.0)
-        y, ty = (b.primal, b.tangent) if isinstance(b, Dual) else (b, 0.0)
-        out = value(MATH, x, y)
-        tangent = (da(MATH, out, x, y) * tx if tx else 0.0) + (
-            db(MATH, out, x, y) * ty if ty else 0.0
-        )
-        return self._result(rule, (a, b), out, float(tangent))
-
-    return op
-
-
-attach_rules(Dual, _unary, _binary)
+def _binary(rule: Rule, a: Any, b: Any) -> Dual:
+    """``rule(a, b)`` with a plain number on either side (a constant: tangent 0)."""
+    made_by = a if isinstance(a, Dual) else b
+    if not isinstance(a, Dual):
+        a = float(a) if type(a) in _NUMBERS else as_float(a, rule.name, "Dual")
+    if not isinstance(b, Dual):
+        b = float(b) if type(b) in _NUMBERS else as_float(b, rule.name, "Dual")
+    if rule.domain is not None or rule.grad_domain is not None:
+        return _checked(rule, made_by, (a, b))
+    # a constant has tangent 0: its term is skipped, as in _checked
+    x, tx = (a.primal, a.tangent) if isinstance(a, Dual) else (a, 0.0)
+    y, ty = (b.primal, b.tangent) if isinstance(b, Dual) else (b, 0.0)
+    out = rule.value(MATH, x, y)
+    da, db = rule.partials
+    tangent = (da(MATH, out, x, y) * tx if tx else 0.0) + (db(MATH, out, x, y) * ty if ty else 0.0)
+    return made_by._result(rule, (a, b), out, float(tangent))
 
 
 def _outputs(out: Any) -> tuple[list[Any], bool]:
@@ -199,7 +267,7 @@ def jacobian_forward(f: Callable[..., Any], xs: Sequence[float]) -> ForwardJacob
     return ForwardJacobian(jacobian.T if many else jacobian, passes)
 
 
-class TraceStep(NamedTuple):
+class TangentStep(NamedTuple):
     """One row of the forward trace.
 
     ``index`` is the lecture's number: inputs v₋ₙ₊₁ … v₀, then v₁, v₂, ...
@@ -215,12 +283,12 @@ class TraceStep(NamedTuple):
     tangent: float
 
 
-class TangentTrace(NamedTuple):
-    """What :func:`tangent_trace` returns: as :func:`jvp`, plus the steps."""
+class TangentSteps(NamedTuple):
+    """What :func:`tangent_steps` returns: as :func:`jvp`, plus the steps."""
 
     value: Any
     tangent: Any
-    steps: list[TraceStep]
+    steps: list[TangentStep]
 
 
 class _TracedDual(Dual):
@@ -239,14 +307,14 @@ class _TracedDual(Dual):
         return out
 
 
-def tangent_trace(
+def tangent_steps(
     f: Callable[..., Any], primals: Sequence[float], tangents: Sequence[float]
-) -> TangentTrace:
+) -> TangentSteps:
     """Run :func:`jvp` and record every elementary step, numbered as the lecture does.
 
     >>> from micrograd_edu import functions as F
     >>> f = lambda x1, x2: F.log(x1) + x1 * x2 - F.sin(x2)
-    >>> value, tangent, steps = tangent_trace(f, (2.0, 5.0), (1.0, 0.0))
+    >>> value, tangent, steps = tangent_steps(f, (2.0, 5.0), (1.0, 0.0))
     >>> for s in steps:
     ...     print(s.index, s.op, s.args, round(s.primal, 3), round(s.tangent, 3))
     -1 input () 2.0 1.0
@@ -257,20 +325,20 @@ def tangent_trace(
     4 add (1, 2) 10.693 5.5
     5 sub (4, 3) 11.652 5.5
     """
-    inputs = _seed("tangent_trace", primals, tangents, _TracedDual)
+    inputs = _seed("tangent_steps", primals, tangents, _TracedDual)
     out = f(*inputs)
-    value, tangent = _split(out, "tangent_trace")
+    value, tangent = _split(out, "tangent_steps")
     roots = [y for y in _outputs(out)[0] if isinstance(y, _TracedDual)]
     leaves, operations = lecture_order(roots, inputs)
     index = {id(x): k - len(leaves) + 1 for k, x in enumerate(leaves)}
     index.update({id(x): k + 1 for k, x in enumerate(operations)})
-    steps = [TraceStep(index[id(x)], "input", (), x.primal, x.tangent) for x in leaves]
+    steps = [TangentStep(index[id(x)], "input", (), x.primal, x.tangent) for x in leaves]
     for node in operations:
         args = tuple(
             index[id(a)] if isinstance(a, _TracedDual) else _constant(a) for a in node.args
         )
-        steps.append(TraceStep(index[id(node)], node.op, args, node.primal, node.tangent))
-    return TangentTrace(value, tangent, steps)
+        steps.append(TangentStep(index[id(node)], node.op, args, node.primal, node.tangent))
+    return TangentSteps(value, tangent, steps)
 
 
 def _constant(a: Any) -> float:

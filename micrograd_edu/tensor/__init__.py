@@ -1,9 +1,12 @@
 """``Tensor``: a numpy array that remembers how it was computed.
 
 The class and :func:`apply`, which records every operation, are in
-:mod:`~micrograd_edu.tensor.core`; its operations in :mod:`.methods` and
-:mod:`.inplace`; the constructors (``tensor``, ``zeros``, ``randn``, ...) in
-:mod:`.creation`; joins, ``where`` and the losses in :mod:`.functional`.
+:mod:`micrograd_edu.tensor.tensor`; its operations come by family, each in one file
+with forward and VJP side by side (:mod:`.elementwise`, :mod:`.reduce`,
+:mod:`.shape`, :mod:`.indexing`, :mod:`.products`, :mod:`.losses`, :mod:`.inplace`);
+the backward pass is :mod:`.backward`, the modes :mod:`.modes`; the constructors
+(``tensor``, ``zeros``, ``randn``, ...) are in :mod:`.creation`; joins, ``where`` and
+the losses as functions in :mod:`.functional`.
 
 >>> w = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 >>> loss = mse_loss(w @ tensor([1.0, 1.0]), [3.0, 6.0])
@@ -14,9 +17,10 @@ tensor([[0., 0.],
 
 The name is shared. ``micrograd_edu.tensor``, the attribute, is the constructor
 function (as ``torch.tensor`` is): the package's ``__init__`` binds it over this
-subpackage, so ``import micrograd_edu.tensor as T`` gives the *function*. Reach
-the subpackage by importing from it, ``from micrograd_edu.tensor import Tensor,
-core``, or by ``importlib.import_module``:
+subpackage, so ``import micrograd_edu.tensor as T`` gives the *function*; so does
+``micrograd_edu.tensor.tensor``, over the module of the class. Reach the modules by
+importing from them, ``from micrograd_edu.tensor.tensor import Tensor``, or by
+``importlib.import_module``:
 
 >>> import importlib, micrograd_edu
 >>> importlib.import_module("micrograd_edu.tensor").__name__, micrograd_edu.tensor.__name__
@@ -27,10 +31,6 @@ moving the subpackage (PyTorch's way out: its module became ``torch._tensor``)
 would change every import of it.
 """
 
-from . import inplace, methods, reduce_methods, shape_methods  # noqa: F401  (they attach
-
-# the operations to Tensor)
-from .core import Tensor, TracingWarning, apply
 from .creation import (
     arange,
     empty,
@@ -62,6 +62,8 @@ from .functional import (
     stack,
     where,
 )
+from .modes import TracingWarning
+from .tensor import Tensor, apply
 
 __all__ = [
     "Tensor",

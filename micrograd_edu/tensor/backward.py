@@ -1,11 +1,17 @@
-"""The reverse pass: ``backward`` and ``grad``, from tensors to the leaves of their graph.
+"""The reverse pass: ``backward``, ``grad`` and hooks, from tensors to the leaves of their graph.
 
 Gradients flow from the roots in reverse topological order: each recorded
 tensor hands its gradient to its operation's ``vjp`` (see
-:mod:`micrograd_edu.tensor.ops`), and what comes out is summed into the gradients of
-its inputs. A leaf's gradient is final as soon as it arrives, so it goes
-straight to ``.grad``; a recorded tensor waits until all its consumers are
-done, which the order guarantees.
+:mod:`micrograd_edu.tensor.operation`), and what comes out is summed into the
+gradients of its inputs. A leaf's gradient goes straight to ``.grad``; a
+recorded tensor waits until all its consumers are done, which the order guarantees.
+
+**The order.** Every recorded tensor takes the next number of :data:`ORDER` when
+it is made, so it is always numbered after its inputs: the walk visits the pending
+tensor with the highest number first, and it has then received the gradients of
+all its consumers. In-place changes draw their *version* from the same counter
+(:func:`bump_version`), so a version above a tensor's number means it was changed
+after it was used.
 
 After a pass the values the operations saved are released (unless
 ``retain_graph=True``), so a second pass through the same graph is an error,
@@ -22,30 +28,89 @@ so that a gradient can be differentiated again.
 tensor([2., 4.], grad_fn=<AddBackward>)
 >>> grad(g.sum(), x)          # the second derivative: d/dx of 2x
 (tensor([2., 2.]),)
+
+Who owns a gradient array
+-------------------------
+A VJP may return the upstream gradient itself or a view of it (``add`` hands the same
+array to both inputs, ``reshape`` a view), and a user's ``Function`` or hook may return
+any array it holds. So the pass treats every gradient it is handed as *borrowed*, and
+keeps three rules:
+
+1. A pending gradient (of a tensor not visited yet) is only ever summed out of place,
+   ``a + b``: the pass never writes into an array another node may still read.
+2. A ``.grad`` array belongs to its tensor alone. The first gradient stored there is a
+   copy, unless the operation that made it declares ``Op.fresh`` (its VJP returns new
+   arrays, one per input, that nothing else holds: ``matmul``, ``linear``, ...) and no
+   hook has seen it. Later gradients are added into it in place, so a ``.grad`` tensor
+   the user holds accumulates, as PyTorch's does; under ``create_graph`` the stored
+   gradient is a recorded clone and later ones are added out of place.
+3. Hooks and a ``Function``'s backward get their own copy of the gradient, so one that
+   changes its argument in place, or keeps it, changes no other tensor's gradient.
+
+So ``.grad`` never shares memory with another tensor's gradient or data, nor with a
+gradient the user passed in (``backward(gradient=v)``), nor with what ``grad``
+returned.
+
+Speed
+-----
+Measured on ``benchmarks/bench_trace.py`` (the two nodes of tr(x1 @ x2)): the walk
+takes the order from the creation numbers in one pass because a depth-first search
+cost as much as an operation there; copying every first gradient instead of trusting
+``fresh`` would cost a tenth (two 30x30 copies per pass); and ``zip`` gets no
+``strict=`` in the loop over a node's inputs, since any keyword makes it build a
+dict, about 100 ns per node.
+
+Tensors are handed in, never imported: this module sits below the ``Tensor`` class,
+which calls it, and makes new tensors with a tensor's own ``_leaf``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any
+from itertools import count
+from typing import Any
 
 import numpy as np
 
 from .modes import enable_grad
-from .ops import ShapeError
+from .operation import ShapeError
 
-if TYPE_CHECKING:
-    from . import Tensor
+__all__ = [
+    "ORDER",
+    "BackwardFunction",
+    "HookHandle",
+    "backward",
+    "bump_version",
+    "grad",
+    "scalar_seed",
+    "store_grad",
+]
 
-__all__ = ["backward", "grad", "BackwardFunction", "store_grad", "scalar_seed"]
-
+#: The numbers of recorded tensors and of in-place changes (see "The order" above).
+ORDER = count(1)
+_last_change = [0]  # the last number bump_version drew: nodes made after it need no check
 _ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
-LAST_BUMP = [0]  # the last version bump_version drew (the tensor package updates it)
 
-# The tensor package registers how to make a leaf tensor from an array (it imports
-# this module, so this module cannot import it).
-_leaf: Callable[[Any], Tensor] = None  # type: ignore[assignment]
+
+def bump_version(*tensors: Any) -> None:
+    """Mark the ``tensors`` as changed in place: each draws a version from :data:`ORDER`, so
+    ``backward`` tells a change after a use in one comparison, with nothing stored at
+    recording time."""
+    for t in tensors:
+        t._version = _last_change[0] = next(ORDER)
+
+
+class HookHandle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook away."""
+
+    _keys = count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks, self.key = hooks, next(self._keys)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.key, None)
 
 
 class BackwardFunction:
@@ -53,7 +118,7 @@ class BackwardFunction:
 
     __slots__ = ("_tensor",)
 
-    def __init__(self, tensor: Tensor) -> None:
+    def __init__(self, tensor: Any) -> None:
         self._tensor = tensor
 
     def name(self) -> str:
@@ -70,7 +135,7 @@ class BackwardFunction:
 
 
 def backward(
-    root: Tensor,
+    root: Any,
     gradient: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
@@ -84,8 +149,7 @@ def backward(
             seed = scalar_seed(data.dtype)
         else:
             seed = _seed(root, gradient, False)
-        retain = bool(retain_graph)
-        _walk({root: seed}, [(-root._order, root)], retain, False, None, {id(seed)})
+        _walk({root: seed}, [(-root._order, root)], [], bool(retain_graph), False, None, None)
         return
     _require_grad(root, "backward")
     retain = create_graph if retain_graph is None else retain_graph
@@ -93,7 +157,7 @@ def backward(
     found = _propagate([root], [gradient], retain, create_graph, targets)
     for t, g in (found or {}).values():
         if g is not None:
-            store_grad(t, g, set())
+            store_grad(t, g, owned=False)
 
 
 def grad(
@@ -103,7 +167,7 @@ def grad(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     allow_unused: bool = False,
-) -> tuple[Tensor | None, ...]:
+) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (not added to
     ``.grad``), as ``torch.autograd.grad``. With ``create_graph=True`` they can be
     differentiated again (a Hessian-vector product, a gradient penalty)."""
@@ -124,7 +188,9 @@ def grad(
                 f"grad: input {i + 1} of {len(ins)} (shape {t.shape}) was not used to compute "
                 "the outputs; pass allow_unused=True to get None for it"
             )
-        result.append(g if g is None or create_graph else _leaf(g))
+        # Each result its own array: the captured gradients are borrowed (the seed, a
+        # VJP's input, or one array for two inputs, as add gives).
+        result.append(g if g is None or create_graph else t._leaf(np.array(g)))
     return tuple(result)
 
 
@@ -136,7 +202,7 @@ def _as_list(x: Any, op: str, allow_none: bool = False) -> list:
     return items
 
 
-def _require_grad(root: Tensor, op: str) -> None:
+def _require_grad(root: Any, op: str) -> None:
     if not root._requires_grad:
         raise RuntimeError(
             f"{op}: this tensor does not require grad and has no grad_fn, so there "
@@ -152,58 +218,72 @@ def _propagate(
     it, the gradients of the captured tensors are returned (id -> (tensor, gradient))
     and nothing is stored."""
     caught = None if capture is None else {id(t): (t, None) for t in capture}
-    owned: set[int] = set()  # arrays given to a .grad: never give one to two tensors
+    visit = None if caught is None else _leading_to(roots, caught)
     grads: dict = {}
     pending: list = []
+    held: list = []
     for root, gradient in zip(roots, seeds, strict=True):
         seed = _seed(root, gradient, create)
-        owned.add(id(seed))  # the seed may be a shared constant: never store it as is
-        if root._fn is None:
-            _leaf_arrival(root, seed, caught, owned)
-        elif root in grads:
+        if root in grads:
             grads[root] = grads[root] + seed
+            continue
+        grads[root] = seed
+        if root._fn is None:
+            held.append(root)
         else:
-            grads[root] = seed
             pending.append((-root._order, root))
     pending.sort()
     if create:
         with enable_grad():
-            _walk(grads, pending, retain, True, caught, owned)
+            _walk(grads, pending, held, retain, True, caught, visit)
     else:
-        _walk(grads, pending, retain, False, caught, owned)
+        _walk(grads, pending, held, retain, False, caught, visit)
     return caught
 
 
-def _leaf_arrival(node: Tensor, g: Any, caught: dict | None, owned: set[int]) -> None:
-    """A leaf's gradient is final when it arrives: hooks, then ``.grad`` (or the catch)."""
-    if node._hooks:
-        g = _hooked(node, g)
-    if caught is None:
-        store_grad(node, g, owned)
-    elif id(node) in caught:
-        t, have = caught[id(node)]
-        caught[id(node)] = (t, g if have is None else have + g)
+def _leading_to(roots: list, caught: dict) -> set[int]:
+    """The ids of the recorded tensors whose operation must run for a gradient to reach a
+    captured tensor: those with a captured or such a tensor among their inputs. As in
+    PyTorch, no other operation runs, so no other hook either."""
+    found, stack, seen = [], [r for r in roots if r._fn is not None], set()
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            found.append(node)
+            stack.extend(p for p in node.parents if p._fn is not None)
+    leading: set[int] = set()
+    for node in sorted(found, key=_order_of):  # inputs before the tensors made from them
+        if any(id(p) in caught or id(p) in leading for p in node.parents):
+            leading.add(id(node))
+    return leading
 
 
-def _walk(grads, pending, retain, create, caught, owned) -> None:
-    # The order: a tensor is always recorded after its inputs, so the pending tensor
-    # recorded last has received the gradients of all its consumers. `pending` is a heap
-    # of (-creation number, tensor): the walk and the order come in one pass, without a
-    # depth-first search (which, for the two nodes of tr(x1 @ x2), cost as much as an
-    # operation). A tensor enters the heap when its first gradient arrives, so one that
-    # gets none (the targets of cross_entropy) is never visited.
-    bumped = LAST_BUMP[0]  # the last version drawn: nodes recorded after it need no check
+def _order_of(t: Any) -> int:
+    return t._order
+
+
+def _walk(grads, pending, held, retain, create, caught, visit) -> None:
+    # `pending` is a heap of (-number, tensor) (see "The order"). A tensor enters it when
+    # its first gradient arrives, so one that gets none (the targets of cross_entropy) is
+    # never visited. A leaf goes straight to its .grad, unless something must see its
+    # whole gradient first (its hooks, or grad()'s catch): then it is `held`, summed like
+    # a pending tensor, and finished after the walk. With a catch, only the tensors that
+    # lead to a captured one are visited (`visit`), and captured ones.
+    bumped = _last_change[0]
     plain = caught is None
     while pending:
         node = heappop(pending)[1]
         g = grads.pop(node)
         if node._hooks:
             g = _hooked(node, g)
+        if node._retains_grad:
+            store_grad(node, g, owned=False)
         if not plain:
             if id(node) in caught:
                 caught[id(node)] = (node, g)
-        elif node._retains_grad:
-            store_grad(node, g, owned)
+            if id(node) not in visit:
+                continue  # captured, and nothing captured is below it: its op need not run
         saved = node._saved
         if saved is None:
             raise RuntimeError(
@@ -220,35 +300,48 @@ def _walk(grads, pending, retain, create, caught, owned) -> None:
             _check_versions(node, order)
         if create:
             parent_grads = fn.vjp(g, node, node.parents, needs, *static)
+            fresh = False
         else:
             parent_grads = fn.vjp(g, node._data, xs, needs, *static)
+            fresh = fn.fresh  # new arrays, one per input (see "Who owns a gradient array")
         # One gradient per input: the operations return that by construction, and
-        # Function checks what users' backward returns. So no strict=: any keyword
-        # makes zip build a dict, ~100 ns per node on this hot path.
+        # Function checks what users' backward returns (no strict=: see "Speed").
         for parent, pg in zip(node.parents, parent_grads):  # noqa: B905
             if pg is None or not parent._requires_grad:
                 continue
             pdata = parent._data
+            owned = fresh
             if pg.shape != pdata.shape or pg.dtype != pdata.dtype:
+                owned = owned or pg.dtype != pdata.dtype  # a cast makes a new array
                 pg = _checked(pg, pdata, fn.name)
-            if parent._fn is None:  # a leaf: its gradient is final, store it
-                if plain and not parent._hooks:
-                    if parent._grad is None and type(pg) is np.ndarray and pg.base is None:
-                        if id(pg) not in owned:  # store_grad's first case, spelled out
-                            owned.add(id(pg))
-                            parent._grad = pg
-                            continue
-                    store_grad(parent, pg, owned)
+            if parent._fn is None and plain and not parent._hooks:  # straight to .grad
+                if owned and parent._grad is None and type(pg) is np.ndarray:
+                    parent._grad = pg  # store_grad's first case, spelled out
                 else:
-                    _leaf_arrival(parent, pg, caught, owned)
-            elif parent in grads:
+                    store_grad(parent, pg, owned)
+            elif not (plain or id(parent) in visit or id(parent) in caught):
+                continue  # leads to nothing captured
+            elif parent in grads:  # rule 1: summed out of place
                 grads[parent] = grads[parent] + pg
-            else:
+            elif parent._fn is not None:
                 grads[parent] = pg
                 heappush(pending, (-parent._order, parent))
+            else:
+                grads[parent] = pg
+                held.append(parent)
+    for leaf in held:
+        g = grads.pop(leaf)
+        if not (plain or id(leaf) in caught):
+            continue  # a root that was not asked for
+        if leaf._hooks:
+            g = _hooked(leaf, g)
+        if plain:
+            store_grad(leaf, g, owned=False)  # borrowed: a hook saw it, or it was handed in
+        else:
+            caught[id(leaf)] = (leaf, g)
 
 
-def _check_versions(node: Tensor, order: int) -> None:
+def _check_versions(node: Any, order: int) -> None:
     # In-place changes draw their version from the creation counter: a version above
     # this node's number means the tensor changed after it was used here.
     for t in (node, *node.parents):
@@ -256,7 +349,7 @@ def _check_versions(node: Tensor, order: int) -> None:
             _modified(node, t)
 
 
-def _modified(node: Tensor, changed: Tensor) -> None:
+def _modified(node: Any, changed: Any) -> None:
     what = "the output" if changed is node else "an input"
     raise RuntimeError(
         f"backward: {what} of {node.grad_fn} (shape {changed.shape}) was changed in place "
@@ -265,16 +358,31 @@ def _modified(node: Tensor, changed: Tensor) -> None:
     )
 
 
-def _hooked(node: Tensor, g: Any) -> Any:
+def _hooked(node: Any, g: Any) -> Any:
+    """Run ``node``'s hooks in turn. Each gets its own copy of the gradient (rule 3): what
+    it returns replaces the gradient; when it returns None, its argument, changed in place
+    or not, is the gradient (as in PyTorch)."""
     as_tensor = not isinstance(g, np.ndarray | np.generic)
     for hook in list(node._hooks.values()):
-        result = hook(g if as_tensor else _leaf(g))
-        if result is not None:
-            g = result if as_tensor else np.asarray(result._data, dtype=node._data.dtype)
+        given = g.clone() if as_tensor else node._leaf(np.array(g))
+        result = hook(given)
+        if result is None:
+            result = given
+        elif not hasattr(result, "_data"):
+            raise TypeError(
+                f"register_hook: a hook returned {type(result).__name__}; return a tensor "
+                "(the new gradient) or None"
+            )
+        if result.shape != node._data.shape:
+            raise ShapeError(
+                f"register_hook: a hook returned a gradient of shape {result.shape} for a "
+                f"tensor of shape {node._data.shape}; they must be equal"
+            )
+        g = result if as_tensor else np.asarray(result._data, dtype=node._data.dtype)
     return g
 
 
-def _seed(root: Tensor, gradient: Any, create: bool) -> Any:
+def _seed(root: Any, gradient: Any, create: bool) -> Any:
     """The gradient the pass starts from: 1 for a scalar, else ``gradient`` (a tensor
     when the pass is recorded)."""
     data = root._data
@@ -287,7 +395,7 @@ def _seed(root: Tensor, gradient: Any, create: bool) -> Any:
             )
         one = scalar_seed(data.dtype)
         seed = one if data.ndim == 0 else one.reshape(data.shape)
-        return _leaf(seed.copy()) if create else seed
+        return root._leaf(seed.copy()) if create else seed
     array = gradient._data if hasattr(gradient, "_data") else np.asarray(gradient)
     if isinstance(gradient, np.ndarray) and gradient.dtype != data.dtype:
         raise TypeError(
@@ -302,7 +410,7 @@ def _seed(root: Tensor, gradient: Any, create: bool) -> Any:
     if create and hasattr(gradient, "_data"):
         return gradient
     seed = np.array(array, dtype=data.dtype)
-    return _leaf(seed) if create else seed
+    return root._leaf(seed) if create else seed
 
 
 def scalar_seed(dtype: np.dtype) -> np.ndarray:
@@ -327,26 +435,22 @@ def _checked(g: Any, like: np.ndarray, name: str) -> Any:
     return g
 
 
-def store_grad(node: Tensor, g: Any, owned: set[int]) -> None:
-    """Add ``g`` (an array, or a recorded tensor under ``create_graph``) to
-    ``node.grad``. An array is stored as it is when the engine owns it (``.grad`` makes
-    it a tensor when read); a view, or an array already given to another tensor, is
-    copied so that no two ``.grad`` share memory. A second gradient is added in place,
-    keeping a ``.grad`` tensor the user holds."""
+def store_grad(node: Any, g: Any, owned: bool) -> None:
+    """Add ``g`` (an array, or a recorded tensor under ``create_graph``) to ``node.grad``.
+
+    ``owned`` says that ``g`` is an array nothing else holds (a fresh VJP's result): it is
+    stored as it is (``.grad`` makes it a tensor when read); any other first gradient is
+    copied (rule 2). A later gradient is added into the ``.grad`` array in place, so a
+    ``.grad`` tensor the user holds accumulates; a recorded ``.grad`` gets a new sum."""
     old = node._grad
-    if type(g) is np.ndarray:
+    if isinstance(g, np.ndarray | np.generic):
         if old is None:
-            if g.base is not None or id(g) in owned:
-                g = g.copy()
-            owned.add(id(g))
-            node._grad = g
+            node._grad = g if owned and type(g) is np.ndarray else np.array(g)
             return
         data = old if type(old) is np.ndarray else old._data
         if data.dtype == g.dtype and data.flags.writeable and getattr(old, "_fn", None) is None:
             np.add(data, g, out=data)
         else:
             node._grad = data + g
-    elif isinstance(g, np.generic):  # a numpy scalar from a reduction
-        store_grad(node, np.array(g), owned)
-    else:  # a tensor (create_graph)
-        node._grad = g if old is None else node.grad + g
+    else:  # a tensor (create_graph): a recorded clone, never the gradient of another
+        node._grad = g.clone() if old is None else node.grad + g

@@ -18,14 +18,13 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
-from .. import init
-from .arrays import as_array, as_dtype
-from .axes import size_args
-from .core import Tensor, _init, _new
+from .elementwise import as_dtype
+from .shape import size_args
+from .tensor import Tensor, as_array, leaf
 
 __all__ = [
     "tensor",
@@ -46,12 +45,47 @@ __all__ = [
     "randn_like",
     "from_numpy",
     "manual_seed",
+    "as_generator",
+    "Seed",
 ]
 
 
+#: A seed: an int (a fresh generator: the same int, the same numbers), a generator
+#: (shared, so several layers draw from one stream) or None (the package's default).
+#: (Written with a forward reference: naming numpy.random here would import it.)
+Seed = Union[int, "np.random.Generator", None]  # noqa: UP007
+
+# The default generator, made on first use (numpy.random costs 10 ms to import) as if
+# by manual_seed(0), and reset by manual_seed.
+_default: Any = None
+
+
+def as_generator(seed: Seed) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from an int seed, a generator, or ``None``.
+
+    An int gives a fresh generator (the same int, the same numbers); a generator
+    is returned as it is, so callers can share one stream; ``None`` means the
+    package's default generator (see :func:`manual_seed`).
+
+    >>> int(as_generator(5).integers(100)) == int(as_generator(5).integers(100))
+    True
+    """
+    global _default
+    if seed is None:
+        if _default is None:
+            _default = np.random.default_rng(0)
+        return _default
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return np.random.default_rng(int(seed))
+    raise TypeError(
+        f"seed must be an int, a numpy.random.Generator or None, got {type(seed).__name__} {seed!r}"
+    )
+
+
 def _make(array: np.ndarray, requires_grad: bool) -> Tensor:
-    t = _new(Tensor)
-    _init(t, array)
+    t = leaf(array)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -120,20 +154,20 @@ def linspace(
 
 def rand(*size: Any, dtype: Any = None, requires_grad: bool = False, **_device: Any) -> Tensor:
     """Uniform random numbers in [0, 1) of shape ``size`` (see :func:`manual_seed`)."""
-    draw = init.as_generator(None).random(size_args(size, "rand"))
+    draw = as_generator(None).random(size_args(size, "rand"))
     return _make(draw.astype(_float(dtype)), requires_grad)
 
 
 def randn(*size: Any, dtype: Any = None, requires_grad: bool = False, **_device: Any) -> Tensor:
     """Standard normal random numbers of shape ``size`` (see :func:`manual_seed`)."""
-    draw = init.as_generator(None).standard_normal(size_args(size, "randn"))
+    draw = as_generator(None).standard_normal(size_args(size, "randn"))
     return _make(draw.astype(_float(dtype)), requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Any = (), **_device: Any) -> Tensor:
     """Random integers in [low, high) (or [0, low)) of shape ``size``, as int64."""
     low, high = (0, low) if high is None else (low, high)
-    draw = init.as_generator(None).integers(low, high, size_args((size,), "randint"))
+    draw = as_generator(None).integers(low, high, size_args((size,), "randint"))
     return _make(np.asarray(draw, dtype=np.int64), False)
 
 
@@ -165,5 +199,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def manual_seed(seed: int) -> None:
     """Reset the package's random generator (``rand``, ``randn``, layers' weights,
-    ``Dropout``) so that what follows is repeatable, as ``torch.manual_seed``."""
-    init.manual_seed(seed)
+    ``Dropout``, the initialisers of :mod:`micrograd_edu.init`) so that what follows is
+    repeatable, as ``torch.manual_seed``.
+
+    >>> manual_seed(3); a = as_generator(None).random()
+    >>> manual_seed(3); a == as_generator(None).random()
+    True
+    """
+    global _default
+    _default = np.random.default_rng(seed)

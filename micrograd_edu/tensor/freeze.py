@@ -3,7 +3,7 @@
 The dynamic graph rebuilds Python objects on every call: a ``Tensor`` per
 result, a topological sort per ``backward``. When a training step has the
 same shapes every time, that work is the same every time too. ``freeze``
-records the operations of one call (each an :class:`~micrograd_edu.tensor.ops.Op`
+records the operations of one call (each an :class:`~micrograd_edu.tensor.operation.Op`
 with its input and output *slots*) into a flat list of instructions, and the
 returned callable runs the ``forward`` functions in order and the ``vjp``
 functions in reverse over a list of numpy arrays. No node is built again.
@@ -12,7 +12,7 @@ This is the "freeze a dynamic graph into a static one" the YAAD seed planned.
 What the replay assumes, and checks:
 
 * the inputs have the shapes and dtypes of the example inputs; a different
-  shape raises :class:`~micrograd_edu.tensor.ops.ShapeError` naming the input (call
+  shape raises :class:`~micrograd_edu.tensor.operation.ShapeError` naming the input (call
   ``freeze`` again with new examples: it does not re-trace behind your back);
 * the function takes the same path every time: Python ``if``/``for`` on
   values is decided once, at tracing, like in any static graph (a read of a
@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 
 from .backward import scalar_seed, store_grad
-from .core import Tensor, _leaf
 from .modes import STATE, enable_grad
-from .ops import ShapeError
+from .operation import ShapeError
+from .tensor import Tensor, leaf
 
 __all__ = ["freeze", "FrozenFunction"]
 
@@ -82,7 +82,7 @@ def _distinct(inputs: list[Tensor]) -> list[Tensor]:
     out = []
     for x in inputs:
         if id(x) in seen:
-            twin = _leaf(x._data)
+            twin = leaf(x._data)
             twin.requires_grad_(x.requires_grad)
             x = twin
         seen.add(id(x))
@@ -135,9 +135,10 @@ class FrozenFunction:
         if not result.requires_grad:
             self._targets = []
         targets = [leaf_slots[i] for i in self._targets]
-        self.source, namespace = _compile(program, leaf_slots, result_slot, targets, dtypes)
+        self.source, namespace, owned = _compile(program, leaf_slots, result_slot, targets, dtypes)
         exec(compile(self.source, f"<frozen {self.name}>", "exec"), namespace)
-        self._replay, self._one = namespace["replay"], namespace["one"]
+        self._replay = namespace["replay"]
+        self._owned = [slot in owned for slot in targets]
         self.instructions = len(program)
 
     def __repr__(self) -> str:
@@ -147,8 +148,7 @@ class FrozenFunction:
     def __call__(self, *inputs: Any) -> Tensor:
         value, grads = self._replay(*self._load(inputs))
         leaves = list(inputs) + self._captured
-        owned = {id(self._one)}  # the seed is shared: never store it as a .grad
-        for i, g in zip(self._targets, grads, strict=True):
+        for i, g, owned in zip(self._targets, grads, self._owned, strict=True):
             if g is not None:
                 if not isinstance(leaves[i], Tensor):
                     raise TypeError(
@@ -156,7 +156,7 @@ class FrozenFunction:
                         "a Tensor there to receive its gradient"
                     )
                 store_grad(leaves[i], g, owned)
-        return _leaf(value)
+        return leaf(value)
 
     def _load(self, inputs: tuple) -> list[np.ndarray]:
         if len(inputs) != len(self._signature):
@@ -179,10 +179,14 @@ class FrozenFunction:
 
 def _compile(program: list, leaves: list, result: int, targets: list, dtypes: list):
     """Write the tape as the source of ``replay(v0, v1, ...)``, returning
-    ``(value, gradients of the targets)``, and the names it refers to.
+    ``(value, gradients of the targets)``, the names it refers to, and the slots whose
+    gradient the replay owns (the backward module's rule 2, decided once here).
 
     Which gradients exist is known from the trace, so the source says
-    ``g5 = ...`` where the first one arrives and ``g5 = g5 + ...`` after.
+    ``g5 = ...`` where the first one arrives and ``g5 = g5 + ...`` after. A gradient
+    is owned when it is such a sum, a cast, or the one output of a fresh operation;
+    any other (the seed, a gradient an operation passed on) is borrowed, and stored
+    as a copy.
     """
     names: dict[str, Any] = {"asarray": np.asarray, "one": scalar_seed(dtypes[result])}
     params = ", ".join(f"v{s}" for s in leaves)
@@ -193,6 +197,7 @@ def _compile(program: list, leaves: list, result: int, targets: list, dtypes: li
         call = f"forward{k}({', '.join([f'v{i}' for i in ins] + extra)})"
         lines.append(f"    v{out} = {f'asarray({call})' if scalar else call}  # {op.name}")
     arrived = {result} if targets else set()
+    owned: set[int] = set()
     if targets:
         lines.append(f"    g{result} = one")
     for k in reversed(range(len(program))):
@@ -211,16 +216,21 @@ def _compile(program: list, leaves: list, result: int, targets: list, dtypes: li
             if not needs[j]:
                 continue
             d = f"d{k}_{j}"
-            if dtypes[slot] != dtypes[out]:  # mixed precision: cast, as backward() does
+            cast = dtypes[slot] != dtypes[out]
+            if cast:  # mixed precision: cast, as backward() does
                 names[f"dtype{slot}"] = dtypes[slot]
                 d = f"{d}.astype(dtype{slot})"
-            lines.append(
-                f"    g{slot} = g{slot} + {d}" if slot in arrived else f"    g{slot} = {d}"
-            )
+            if slot in arrived:
+                lines.append(f"    g{slot} = g{slot} + {d}")
+                owned.add(slot)
+            else:
+                lines.append(f"    g{slot} = {d}")
+                if op.fresh or cast:
+                    owned.add(slot)
             arrived.add(slot)
     grads = "".join(f"g{s}, " if s in arrived else "None, " for s in targets)
     lines.append(f"    return v{result}, ({grads})")
-    return "\n".join(lines) + "\n", names
+    return "\n".join(lines) + "\n", names, owned
 
 
 def _constants(names: dict, k: int, static: tuple) -> list[str]:

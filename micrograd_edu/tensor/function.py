@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from .core import Tensor, _leaf, apply
 from .modes import STATE, is_grad_enabled, no_grad
-from .ops import Op, ShapeError
+from .operation import Op, ShapeError
+from .tensor import Tensor, apply, leaf
 
 __all__ = ["Function", "Context"]
 
@@ -133,7 +133,7 @@ def _forward(*xs_and_static: Any) -> np.ndarray:
     *xs, cls, ctx, layout, k = xs_and_static
     if k == 0:  # the first output runs forward (again, when freeze replays it)
         arrays = iter(xs)
-        args = [_leaf(next(arrays)) if slot is None else slot[0] for slot in layout]
+        args = [leaf(next(arrays)) if slot is None else slot[0] for slot in layout]
         ctx._stand_ins = [a for a in args if isinstance(a, Tensor)]
         with _untraced():
             out = cls.forward(ctx, *args)
@@ -162,8 +162,11 @@ def _vjp(g, out, xs, needs, cls, ctx, layout, k):
     if recorded:
         grads = cls.backward(ctx, *grads_in)
     else:
+        # Copies: the user's backward may change its arguments in place or keep them, and
+        # g may be another node's gradient too (the backward module's rule 3). What it
+        # returns is borrowed in turn: Function's Op is not fresh, so a .grad gets a copy.
         with _untraced():
-            grads = cls.backward(ctx, *[_leaf(x) for x in grads_in])
+            grads = cls.backward(ctx, *[leaf(np.array(x)) for x in grads_in])
     grads = tuple(grads) if isinstance(grads, tuple | list) else (grads,)
     # PyTorch's convention: one gradient per forward argument, None for the others.
     positions = [i for i, slot in enumerate(layout) if slot is None]
@@ -184,7 +187,7 @@ def _vjp(g, out, xs, needs, cls, ctx, layout, k):
         if not recorded:
             grad = grad._data if isinstance(grad, Tensor) else np.asarray(grad)
         elif not isinstance(grad, Tensor):
-            grad = _leaf(np.asarray(grad))
+            grad = leaf(np.asarray(grad))
         _check(name, i, len(layout), grad, x)
         result.append(grad)
     return tuple(result)
@@ -192,7 +195,7 @@ def _vjp(g, out, xs, needs, cls, ctx, layout, k):
 
 def _zeros(like: Any, recorded: bool) -> Any:
     zeros = np.zeros(like.shape, dtype=like.dtype)
-    return _leaf(zeros) if recorded else zeros
+    return leaf(zeros) if recorded else zeros
 
 
 def _check(name: str, i: int, n: int, grad: Any, x: Any) -> None:

@@ -1,7 +1,8 @@
 """Functions of several tensors: joining, choosing, and the two losses.
 
-Each builds on :func:`~micrograd_edu.tensor.core.apply` (or on the methods), so
-its gradient comes with it:
+Each builds on :func:`~micrograd_edu.tensor.tensor.apply` (or on the methods), with
+the operations of the families (:mod:`.shape`'s joins, :mod:`.products`,
+:mod:`.losses`), so its gradient comes with it:
 
 >>> p = tensor([1.0, 2.0], requires_grad=True)
 >>> mse_loss(p, [1.0, 4.0]).backward()
@@ -15,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from . import array_ops as A
-from . import shape_ops as S
-from .axes import axis_of
-from .core import Tensor, _data, _leaf, apply
 from .creation import tensor
-from .ops import ShapeError
+from .losses import CROSS_ENTROPY, MSE_LOSS
+from .operation import ShapeError, data_of
+from .products import MATMUL
+from .shape import CONCATENATE, STACK, axis_of
+from .tensor import Tensor, apply, leaf
 
 __all__ = [
     "cat",
@@ -50,7 +51,7 @@ def cat(tensors: Any, dim: int = 0, **numpy_names: Any) -> Tensor:
     """
     items = _tensors(tensors, "cat")
     axis = axis_of(numpy_names.pop("axis", dim), items[0].ndim, "cat")
-    return apply(S.CONCATENATE, *items, static=(axis,))
+    return apply(CONCATENATE, *items, static=(axis,))
 
 
 concatenate = cat
@@ -64,7 +65,7 @@ def stack(tensors: Any, dim: int = 0, **numpy_names: Any) -> Tensor:
     """
     items = _tensors(tensors, "stack")
     axis = axis_of(numpy_names.pop("axis", dim), items[0].ndim + 1, "stack")
-    return apply(S.STACK, *items, static=(axis,))
+    return apply(STACK, *items, static=(axis,))
 
 
 def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
@@ -91,7 +92,7 @@ def minimum(input: Tensor, other: Any) -> Tensor:  # noqa: A002
 
 def matmul(input: Any, other: Any) -> Tensor:  # noqa: A002
     """``input @ other`` (``torch.matmul``)."""
-    return apply(A.MATMUL, input, other)
+    return apply(MATMUL, input, other)
 
 
 def mse_loss(prediction: Tensor, target: Any, reduction: str = "mean") -> Tensor:
@@ -100,7 +101,7 @@ def mse_loss(prediction: Tensor, target: Any, reduction: str = "mean") -> Tensor
     >>> mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))
     tensor(2.)
     """
-    target_shape = np.shape(_data(target))
+    target_shape = np.shape(data_of(target))
     if prediction.shape != target_shape:
         raise ShapeError(
             f"mse_loss: prediction of shape {prediction.shape} and target of shape "
@@ -108,7 +109,7 @@ def mse_loss(prediction: Tensor, target: Any, reduction: str = "mean") -> Tensor
             "reshape one of them)"
         )
     if reduction == "mean":
-        return apply(A.MSE_LOSS, prediction, target)
+        return apply(MSE_LOSS, prediction, target)
     d = prediction - target
     if reduction == "sum":
         return (d * d).sum()
@@ -134,22 +135,22 @@ def cross_entropy(
     tensor(1.0516)
     """
     if not isinstance(targets, Tensor):
-        targets = _leaf(np.asarray(targets))
+        targets = leaf(np.asarray(targets))
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(
             f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
         )
     if weight is None and reduction == "mean":
-        return apply(A.CROSS_ENTROPY, logits, targets)  # checks the targets, mean
+        return apply(CROSS_ENTROPY, logits, targets)  # checks the targets, mean
     classes = logits.shape[-1] if logits.ndim else 0
     if weight is not None:
-        weight = np.asarray(_data(weight), dtype=float)
+        weight = np.asarray(data_of(weight), dtype=float)
         if weight.shape != (classes,):
             raise ShapeError(
                 f"cross_entropy: weight has shape {weight.shape}; it must hold one number per "
                 f"class, shape ({classes},), for logits of shape {logits.shape}"
             )
-    apply(A.CROSS_ENTROPY, logits.detach(), targets)  # the same checks of the targets
+    apply(CROSS_ENTROPY, logits.detach(), targets)  # the same checks of the targets
     rows = targets._data.reshape(-1)
     picked = logits.log_softmax(-1).reshape(-1, classes)[np.arange(rows.size), rows]
     per_row = -picked.reshape(targets.shape)

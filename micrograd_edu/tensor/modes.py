@@ -18,6 +18,8 @@ default            yes, for inputs     ordinary tensors
 turns recording back on inside ``no_grad()`` but not inside ``inference_mode()``
 (as in PyTorch). The managers work as ``with`` blocks and as decorators (``@no_grad``
 with or without parentheses), and nest; ``set_grad_enabled(flag)`` chooses.
+While ``freeze`` traces a function, the operations also go to its tape, and a read
+of a value that may steer Python's control flow warns (:func:`traced_read`).
 
 >>> from micrograd_edu import Tensor, no_grad, is_grad_enabled
 >>> w = Tensor([1.0, 2.0], requires_grad=True)
@@ -30,6 +32,7 @@ with or without parentheses), and nest; ``set_grad_enabled(flag)`` chooses.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +43,8 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode",
+    "TracingWarning",
+    "traced_read",
 ]
 
 
@@ -197,3 +202,28 @@ def is_grad_enabled() -> bool:
 def is_inference_mode() -> bool:
     """True inside ``inference_mode()``."""
     return STATE.inference
+
+
+class TracingWarning(UserWarning):
+    """``freeze`` met a read of a value that may steer Python's control flow."""
+
+
+_warned: set[int] = set()
+
+
+def traced_read(what: str) -> None:
+    """Warn, once per ``freeze``, that a value was read while tracing: Python code that
+    branches on it is replayed down the same branch whatever the new inputs are."""
+    tape = STATE.tape
+    if id(tape) in _warned:
+        return
+    _warned.clear()
+    _warned.add(id(tape))
+    warnings.warn(
+        f"freeze: the traced function read a tensor's value ({what}); if Python's control "
+        "flow depends on it (an if, a loop bound), the frozen function replays the branch "
+        "taken while tracing for every input. Compute such decisions outside the function "
+        "or with tensor operations (where, clamp, maximum).",
+        TracingWarning,
+        stacklevel=3,
+    )

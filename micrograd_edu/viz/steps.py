@@ -9,16 +9,13 @@ the values and on a tiny *printing* namespace for the text: the rule
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..functions import attach_rules
-from ..rules import MATH, RULES, Rule
-from ..scalar.value import Value
-from ..scalar.value import adjoint_trace as engine_adjoint_trace
+from ..rules import MATH, RULES
+from ..scalar.value import Value, adjoint_steps
 from .labels import formula, number, subscript
 from .view import GraphView
 
@@ -68,7 +65,7 @@ def _value_graph(g: GraphView) -> bool:
 def engine_steps(g: GraphView) -> list[Any] | None:
     """The scalar engine's own record of its backward pass, if ``g`` is a ``Value`` graph.
 
-    ``engine.adjoint_trace`` runs ``backward``; the user's gradients are put
+    ``adjoint_steps`` runs ``backward``; the user's gradients are put
     back afterwards, and leaves start from 0 so that the record holds this
     pass only (leaves accumulate across passes).
     """
@@ -78,7 +75,7 @@ def engine_steps(g: GraphView) -> list[Any] | None:
     try:
         for node in g.order:
             node.grad = 0.0
-        return engine_adjoint_trace(g.roots[0])
+        return adjoint_steps(g.roots[0])
     finally:
         for node, grad in zip(g.order, grads, strict=True):
             node.grad = grad
@@ -87,7 +84,7 @@ def engine_steps(g: GraphView) -> list[Any] | None:
 def execution_order(g: GraphView) -> list[int]:
     """The operations in the order the engine evaluates them.
 
-    The scalar engine's recorded backward pass (``engine.adjoint_trace``)
+    The scalar engine's recorded backward pass (``adjoint_steps``)
     visits the operations in the reverse of the lecture's numbering, so for a
     ``Value`` graph the forward order is that numbering, ``g.operations``.
     Other graphs (``Tensor``) are differentiated over the graph's topological
@@ -201,7 +198,8 @@ class Text:
 
     Multiplying by 1 or adding 0 vanishes, so rules read as the lecture writes
     them (``d(a+b)/da`` is ``1``, ``d(a*b)/da`` is ``v₀``). Two plain numbers
-    combine into a number (``b - 1`` with ``b = 2`` is ``1``).
+    combine into a number (``b - 1`` with ``b = 2`` is ``1``). A rule's partial
+    reaches Text through the operators below and the functions of :data:`PRINT`.
     """
 
     def __init__(self, text: str, rank: int = 4) -> None:
@@ -216,9 +214,43 @@ class Text:
     def __hash__(self) -> int:
         return hash(self.text)
 
+    # A reflected operator has self on the right: 1 - v₀ calls v₀.__rsub__(1).
+
+    def __add__(self, other: Any) -> Any:
+        return _combine("+", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _combine("+", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return _combine("−", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _combine("−", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return _combine("×", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _combine("×", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _combine("/", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return _combine("/", other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return _combine("^", self, other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return _combine("^", other, self)
+
+    def __neg__(self) -> Text:
+        return Text(f"−{_wrap(self, 2)}", 2)
+
 
 _RANK = {"+": 1, "−": 1, "×": 2, "/": 2, "^": 3}
-_SYMBOL = {"add": "+", "sub": "−", "mul": "×", "div": "/", "pow": "^"}  # binary rules
 
 
 def _wrap(x: Text, rank: int, strict: bool = False) -> str:
@@ -268,20 +300,3 @@ class _Print:
 
 
 PRINT = _Print()
-
-
-def _unary(rule: Rule) -> Callable[[Text], Any]:
-    if rule.name == "neg":
-        return lambda self: Text(f"−{_wrap(self, 2)}", 2)
-    return lambda self: getattr(PRINT, rule.name)(self)
-
-
-def _binary(rule: Rule, reflected: bool) -> Callable[[Text, Any], Any]:
-    symbol = _SYMBOL[rule.name]
-    if reflected:  # 1 - v₀ calls v₀.__rsub__(1): self is the right operand
-        return lambda self, other: _combine(symbol, other, self)
-    return lambda self, other: _combine(symbol, self, other)
-
-
-# Text takes its operators from the rule table, as the engines do.
-attach_rules(Text, _unary, _binary)

@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..rules import RULES
-from ..scalar.dual import TraceStep
-from ..scalar.dual import tangent_trace as run_forward_mode
+from ..scalar.dual import TangentStep, tangent_steps
 from ..scalar.value import Value
 from .labels import number, subscript
 from .steps import (
@@ -132,7 +131,7 @@ def tangent_trace(
 
     The default seed ẋ = (1, 0, …) gives ∂y/∂x₁. Given a function, the
     numbers come from the forward-mode engine (dual numbers,
-    :func:`micrograd_edu.scalar.dual.tangent_trace`); given a graph already built
+    :func:`micrograd_edu.scalar.dual.tangent_steps`); given a graph already built
     (``tangent_trace(y, [1, 0])``), forward mode is replayed over it with the
     rule table.
 
@@ -144,7 +143,7 @@ def tangent_trace(
         if primals is None or len(primals) == 0:
             raise TypeError("tangent_trace: pass the point too, e.g. tangent_trace(f, [2, 5])")
         seed = _seed(len(primals), tangents)
-        steps = run_forward_mode(f, [float(p) for p in primals], seed).steps
+        steps = tangent_steps(f, [float(p) for p in primals], seed).steps
     else:
         if tangents is None:
             tangents = primals  # tangent_trace(graph, tangents)
@@ -181,13 +180,13 @@ def _seed(n: int, tangents: Sequence[float] | None) -> list[float]:
     return seed
 
 
-def _replay(g: GraphView, seed: list[float]) -> list[TraceStep]:
+def _replay(g: GraphView, seed: list[float]) -> list[TangentStep]:
     """Forward mode over a recorded graph: the steps the dual-number engine would give."""
     # the numbers of the names v₋ₙ₊₁ … v₀, v₁, … (view numbers them so)
     number_of = {i: k - len(g.inputs) + 1 for k, i in enumerate(g.inputs)}
     number_of.update({i: k + 1 for k, i in enumerate(g.operations)})
     tangent = dict(zip(g.inputs, seed, strict=True))
-    steps = [TraceStep(number_of[i], "input", (), g.order[i].data, tangent[i]) for i in g.inputs]
+    steps = [TangentStep(number_of[i], "input", (), g.order[i].data, tangent[i]) for i in g.inputs]
     for i in g.operations:
         args: list[int | float] = []
         total = 0.0
@@ -204,7 +203,7 @@ def _replay(g: GraphView, seed: list[float]) -> list[TraceStep]:
                 )
             total += local * tangent[p]
         tangent[i] = total
-        steps.append(TraceStep(number_of[i], g.order[i].op, tuple(args), g.order[i].data, total))
+        steps.append(TangentStep(number_of[i], g.order[i].op, tuple(args), g.order[i].data, total))
     return steps
 
 

@@ -212,7 +212,7 @@ class DescentPanel(_SliderPanel):
 
     ``optimisers`` maps a name to a function of (parameter list, learning rate) that
     makes the optimiser; each runs ``steps`` steps from ``start`` on ``f`` (see
-    :func:`micrograd_edu.course.experiments.descent_path`), drawn over the contours of ``f`` on
+    :func:`micrograd_edu.optim.descent.descent_path`), drawn over the contours of ``f`` on
     ``xlim`` × ``ylim``.
 
     >>> from micrograd_edu import optim
@@ -249,7 +249,7 @@ class DescentPanel(_SliderPanel):
 
     def paths(self, lr: float) -> dict[str, np.ndarray]:
         """Each optimiser's path at learning rate ``lr`` (what the slider draws)."""
-        from ..course.experiments import descent_path
+        from ..optim.descent import descent_path
 
         return {
             name: descent_path(self.f, self.start, lambda ps, make=make: make(ps, lr), self.steps)

@@ -19,7 +19,6 @@ from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
 
-from ...functions import attach_rules
 from ...rules import MATH, RULES, Rule, check_domain
 from ..graph import topological_order
 
@@ -101,6 +100,88 @@ class Expr:
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
 
+    # --------------------------- operations: a node named after its rule in RULES
+    # A reflected operator has self on the right: 2 - x calls x.__rsub__(2).
+
+    def __add__(self, other: Any) -> Apply:
+        return _apply("add", self, other)
+
+    def __radd__(self, other: Any) -> Apply:
+        return _apply("add", other, self)
+
+    def __sub__(self, other: Any) -> Apply:
+        return _apply("sub", self, other)
+
+    def __rsub__(self, other: Any) -> Apply:
+        return _apply("sub", other, self)
+
+    def __mul__(self, other: Any) -> Apply:
+        return _apply("mul", self, other)
+
+    def __rmul__(self, other: Any) -> Apply:
+        return _apply("mul", other, self)
+
+    def __truediv__(self, other: Any) -> Apply:
+        return _apply("div", self, other)
+
+    def __rtruediv__(self, other: Any) -> Apply:
+        return _apply("div", other, self)
+
+    def __pow__(self, other: Any) -> Apply:
+        return _apply("pow", self, other)
+
+    def __rpow__(self, other: Any) -> Apply:
+        return _apply("pow", other, self)
+
+    def __neg__(self) -> Apply:
+        return Apply("neg", (self,))
+
+    def __abs__(self) -> Apply:
+        return Apply("abs", (self,))
+
+    abs = __abs__
+
+    def exp(self) -> Apply:
+        return Apply("exp", (self,))
+
+    def log(self) -> Apply:
+        return Apply("log", (self,))
+
+    def log1p(self) -> Apply:
+        return Apply("log1p", (self,))
+
+    def sqrt(self) -> Apply:
+        return Apply("sqrt", (self,))
+
+    def sin(self) -> Apply:
+        return Apply("sin", (self,))
+
+    def cos(self) -> Apply:
+        return Apply("cos", (self,))
+
+    def tan(self) -> Apply:
+        return Apply("tan", (self,))
+
+    def tanh(self) -> Apply:
+        return Apply("tanh", (self,))
+
+    def sigmoid(self) -> Apply:
+        return Apply("sigmoid", (self,))
+
+    def relu(self) -> Apply:
+        return Apply("relu", (self,))
+
+    def step(self) -> Apply:
+        return Apply("step", (self,))
+
+    def sign(self) -> Apply:
+        return Apply("sign", (self,))
+
+    @staticmethod
+    def _rule(rule: Rule, *args: Any) -> Apply:
+        """Any rule of the table, by :func:`micrograd_edu.functions.apply` (a new rule's path)."""
+        return _apply(rule.name, *args)
+
 
 class Constant(Expr):
     """A number. Integral values are kept as ``int`` so coefficients print exactly."""
@@ -172,20 +253,6 @@ def _function(name: str) -> Callable[[Any], Apply]:
     build.__doc__ = f"The expression ``{name}(x)``."
     return build
 
-
-def _unary(rule: Rule) -> Callable[[Expr], Apply]:
-    return lambda self: Apply(rule.name, (self,))
-
-
-def _binary(rule: Rule, reflected: bool) -> Callable[[Expr, Any], Apply]:
-    if reflected:  # 2 - x calls x.__rsub__(2): self is the right operand
-        return lambda self, other: _apply(rule.name, other, self)
-    return lambda self, other: _apply(rule.name, self, other)
-
-
-# Every rule becomes an operator or a method (x.sin(), abs(x), -x), from the
-# table, so a new rule needs no edit here.
-attach_rules(Expr, _unary, _binary)
 
 #: The namespace whose primitives build nodes: ``RULES["sin"].partials[0](SYMBOLIC, out, x)``
 #: is the expression ``cos(x)``.

@@ -1,14 +1,27 @@
 """The ``Tensor`` class and :func:`apply`, the one function that records graphs.
 
-Every operation on tensors goes through :func:`apply`: it runs the
-operation's ``forward`` on the arrays and, when some input requires a gradient
-(and the mode records, see :mod:`micrograd_edu.tensor.modes`), keeps the operation and
-its inputs on the result. ``backward`` (:mod:`micrograd_edu.tensor.backward`) then
-walks the graph from the result to the leaves in reverse topological order.
+A tensor is a numpy array that remembers how it was computed. This file holds what
+every tensor is: its slots, construction, ``data`` and ``grad``, the flags of
+autograd, hooks, conversions and printing. Its operations come from one mixin per
+family, each in its own file with every operation's forward and VJP side by side:
 
-This file holds what every tensor is (its slots, construction, conversions and
-printing); the operations are attached from :mod:`.methods` and the in-place
-forms from :mod:`.inplace`.
+=====================  ==========================================================
+:mod:`.elementwise`    arithmetic from the rule table, choosing entries,
+                       comparisons, casts (:class:`~.elementwise.Elementwise`)
+:mod:`.reduce`         sum, mean, max, prod, norm, ... (:class:`~.reduce.Reductions`)
+:mod:`.shape`          reshape, transpose, expand, flip, ... (:class:`~.shape.Shapes`)
+:mod:`.indexing`       ``x[index]`` (:class:`~.indexing.Indexing`)
+:mod:`.products`       ``@``, ``dot``, ``trace`` (:class:`~.products.Products`)
+:mod:`.losses`         softmax and the losses (:class:`~.losses.Softmax`)
+:mod:`.inplace`        ``add_``, ``zero_``, ``x[i] = v``, ``+=`` (:class:`~.inplace.InPlace`)
+=====================  ==========================================================
+
+A mixin's method records its operation with ``self._apply(op, *inputs)``, which is
+:func:`apply` (the mixins sit below this class, so they reach it through the
+instance, not by import). ``backward`` is in :mod:`.backward`.
+
+:func:`apply` spells out its one- and two-input cases: a comprehension over the
+inputs costs a few hundred nanoseconds, a large share of an operation on small arrays.
 
 >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
 >>> y = (x * x).sum()
@@ -22,27 +35,192 @@ tensor([[2., 4.]])
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Callable, Iterator
-from itertools import count
 from typing import Any
 
 import numpy as np
 
 from . import backward as autograd
-from .arrays import as_array
-from .backward import BackwardFunction
-from .modes import STATE
-from .ops import Op
+from .backward import ORDER, BackwardFunction, HookHandle, bump_version
+from .elementwise import ELEMENTWISE, Elementwise, as_dtype, elementwise
+from .indexing import Indexing
+from .inplace import InPlace
+from .losses import Softmax
+from .modes import STATE, traced_read
+from .operation import Op
+from .products import Products
+from .reduce import Reductions
+from .shape import Shapes
 
-__all__ = ["Tensor", "apply", "bump_version", "method", "TracingWarning"]
+__all__ = ["Tensor", "apply", "as_array", "leaf"]
 
 
-class TracingWarning(UserWarning):
-    """``freeze`` met a read of a value that may steer Python's control flow."""
+_FLOATS = (np.float32, np.float64)
 
 
-class Tensor:
+def as_array(data: Any, dtype: Any, infer: bool, op: str) -> np.ndarray:
+    """The array a new tensor holds (a copy): float64 from numbers and lists unless
+    ``infer`` (then ints stay int64 and bools bool, as ``torch.tensor`` does); a numpy
+    array keeps its dtype, other floats becoming float64."""
+    if hasattr(data, "_data") and hasattr(data, "_requires_grad"):  # a Tensor
+        data = data._data
+    if data is None:
+        raise TypeError(f"{op}: could not make a tensor from None; give numbers or an array")
+    try:
+        if dtype is not None:
+            array = np.array(data, dtype=as_dtype(dtype))
+        elif isinstance(data, np.ndarray | np.generic):
+            array = np.array(data)  # a copy, keeping the dtype (ints, bools, float32)
+            if array.dtype.kind == "f" and array.dtype not in _FLOATS:
+                array = array.astype(np.float64)
+        elif infer:
+            array = np.array(data)
+            kind = array.dtype.kind
+            if kind in "iu":
+                array = array.astype(np.int64)
+            elif kind in "fO" and array.dtype != object:
+                array = array.astype(np.float64)
+        else:
+            array = np.array(data, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{op}: could not make a tensor from {type(data).__name__} ({error}); give "
+            "numbers, (nested) lists of numbers of one shape, or a numpy array"
+        ) from None
+    if array.dtype.kind not in "fiub":
+        raise TypeError(
+            f"{op}: could not make a tensor from {type(data).__name__} entries "
+            f"(dtype {array.dtype}); give numbers, e.g. [v.data for v in values] for Values"
+        )
+    return array
+
+
+_new = object.__new__
+
+
+def _init(
+    t: Tensor, array: np.ndarray, parents: tuple = (), fn: Op | None = None, saved: Any = None
+) -> None:
+    """Fill every slot of a new tensor: a leaf, or with ``fn`` the recorded
+    result of ``fn`` on ``parents``. Each slot is set once (recording cost)."""
+    t._data = array
+    t._grad = None
+    t.parents = parents
+    t.label = ""
+    t._fn = fn
+    t._saved = saved
+    t._retains_grad = False
+    t._inference = STATE.inference
+    t._version = 0
+    t._hooks = None
+    if fn is None:
+        t._requires_grad = False
+        t.op = ""
+        t._order = 0
+    else:
+        t._requires_grad = True
+        t.op = fn.name
+        t._order = next(ORDER)
+
+
+def leaf(array: Any) -> Tensor:
+    """A tensor holding ``array`` (shared) with no graph: ``_init`` for a leaf, spelled
+    out, since every gradient a backward pass shows is made here."""
+    t = _new(Tensor)
+    t._data = array if type(array) is np.ndarray else np.asarray(array)
+    t._grad = t._saved = t._fn = t._hooks = None
+    t.parents, t.label, t.op = (), "", ""
+    t._retains_grad = t._requires_grad = False
+    t._inference = STATE.inference
+    t._version = t._order = 0
+    return t
+
+
+def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
+    """Run ``op`` on ``inputs`` (tensors, numbers or arrays) and record it in
+    the graph when some input requires grad and the mode records.
+
+    This is the one place where graphs are built; ``Function.apply`` and every
+    operator go through it.
+
+    >>> x = Tensor([1.0, 2.0], requires_grad=True)
+    >>> apply(ELEMENTWISE["mul"], x, 3)
+    tensor([3., 6.], grad_fn=<MulBackward>)
+    """
+    for x in inputs:
+        if not isinstance(x, Tensor):
+            inputs = _constants(op, inputs)
+            break
+    # Spelled out for one and two inputs (see the module docstring on speed).
+    if len(inputs) == 2:
+        a, b = inputs
+        xs, needs = (a._data, b._data), (a._requires_grad, b._requires_grad)
+    elif len(inputs) == 1:
+        xs, needs = (inputs[0]._data,), (inputs[0]._requires_grad,)
+    else:
+        xs, needs = tuple([t._data for t in inputs]), tuple([t._requires_grad for t in inputs])
+    data = op.forward(*xs, *static)
+    if type(data) is not np.ndarray:  # a numpy scalar from a reduction, or a number
+        data = np.asarray(data)
+    out = _new(Tensor)
+    if True in needs and STATE.enabled:
+        if STATE.ever_inference:
+            for t in inputs:
+                if t._inference:
+                    _refuse_inference(op, inputs, needs)
+                    break
+        _init(out, data, inputs, op, (xs, needs, static))
+    else:
+        _init(out, data)
+    if STATE.tape is not None:
+        STATE.tape.append((op, inputs, out, needs, static))
+    return out
+
+
+def _refuse_inference(op: Op, inputs: tuple, needs: tuple) -> None:
+    for t, saved in zip(inputs, op.saves(needs), strict=True):
+        if t._inference and saved:
+            raise RuntimeError(
+                f"{op.name}: an input was created under inference_mode(), and inference "
+                "tensors cannot be saved for backward (this operation's gradient reads it); "
+                "create it outside inference_mode(), use no_grad() there instead, or "
+                ".clone() it outside"
+            )
+
+
+def _constants(op: Op, inputs: tuple) -> tuple[Tensor, ...]:
+    """Wrap the numbers and arrays among ``inputs`` as constant tensors. A
+    number takes the float dtype of the tensors, so ``x32 * 2`` stays float32."""
+    like = next((x._data.dtype for x in inputs if isinstance(x, Tensor)), None)
+    out = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            out.append(x)
+        elif _is_number(x) and like is not None and like.kind == "f":
+            out.append(leaf(np.array(x, dtype=like)))
+        elif isinstance(x, numbers.Number | np.ndarray | np.generic | list | tuple):
+            array = np.asarray(x)
+            if array.dtype.kind not in "fiub":
+                raise TypeError(_not_a_tensor(op, x))
+            out.append(leaf(array))
+        else:
+            raise TypeError(_not_a_tensor(op, x))
+    return tuple(out)
+
+
+def _not_a_tensor(op: Op, x: Any) -> str:
+    fix = " (use its .data, a number)" if hasattr(x, "data") and hasattr(x, "grad") else ""
+    return (
+        f"{op.name}: cannot combine a Tensor with {type(x).__name__} {x!r}{fix}; give "
+        "tensors, numbers or numeric arrays"
+    )
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
+
+
+class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPlace):
     """An n-dimensional array with reverse-mode automatic differentiation,
     named and behaving like ``torch.Tensor``.
 
@@ -111,14 +289,21 @@ class Tensor:
         """The gradient ``backward`` accumulated here (a tensor of this shape), or None."""
         g = self._grad
         if type(g) is np.ndarray:  # backward stores arrays; made a tensor when first read
-            g = self._grad = _leaf(g)
+            g = self._grad = leaf(g)
         return g
 
     @grad.setter
     def grad(self, value: Any) -> None:
+        # A copy: backward adds into .grad in place, which must not write into the
+        # assigned tensor (or the array another tensor holds). A recorded gradient
+        # stays in its graph as a recorded clone.
         if value is not None:
             if not isinstance(value, Tensor):
-                value = _leaf(np.array(value, dtype=self._data.dtype))
+                value = leaf(np.array(value, dtype=self._data.dtype))
+            elif value._fn is not None:
+                value = value.clone()
+            else:
+                value = leaf(np.array(value._data))
             if value.shape != self._data.shape:
                 raise ValueError(
                     f"grad: assigned a gradient of shape {value.shape} to a tensor of shape "
@@ -182,7 +367,7 @@ class Tensor:
     def retains_grad(self) -> bool:
         return self._retains_grad
 
-    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _HookHandle:
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> HookHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a tensor it
         returns replaces the gradient. Returns a handle with ``remove()``.
 
@@ -197,7 +382,7 @@ class Tensor:
             )
         if self._hooks is None:
             self._hooks = {}
-        handle = _HookHandle(self._hooks)
+        handle = HookHandle(self._hooks)
         self._hooks[handle.key] = hook
         return handle
 
@@ -264,7 +449,11 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        # numpy 2 passes copy=True for np.array(t) and trusts us to copy.
+        data = self._data
+        if dtype is not None and np.dtype(dtype) != data.dtype:
+            return data.astype(dtype)  # a new array already
+        return data.copy() if copy else data
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy meets a tensor. Writing into an array (``p.data -= lr * p.grad``) works on
@@ -317,7 +506,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same values (shared) as a new leaf that does not require grad."""
-        return _leaf(self._data)
+        return leaf(self._data)
 
     def __repr__(self) -> str:
         data = self._data
@@ -347,6 +536,16 @@ class Tensor:
 
     # Tensors are hashed by identity (as in PyTorch), since == is elementwise.
     __hash__ = object.__hash__
+
+    # How the mixins record an operation and make a tensor with no graph (see the
+    # module docstring), and the hook of functions.apply, for any rule of the table.
+    _apply = staticmethod(apply)
+    _leaf = staticmethod(leaf)
+
+    @classmethod
+    def _rule(cls, rule: Any, *args: Any) -> Tensor:
+        """Any rule of the table, by :func:`micrograd_edu.functions.apply` (a new rule's path)."""
+        return apply(ELEMENTWISE.get(rule.name) or elementwise(rule), *args)
 
 
 # numpy's ufuncs that are tensor operations: (method, reflected method).
@@ -382,185 +581,3 @@ _UFUNCS = {
         ]
     },
 }
-
-
-class _HookHandle:
-    """What ``register_hook`` returns: ``remove()`` takes the hook away."""
-
-    _keys = count()
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks, self.key = hooks, next(self._keys)
-
-    def remove(self) -> None:
-        self._hooks.pop(self.key, None)
-
-
-_new = object.__new__
-
-# Recorded tensors are numbered in creation order: a tensor always comes after
-# its inputs, which is the order backward needs (see autograd.backward).
-_creation = count()
-
-
-def _init(
-    t: Tensor, array: np.ndarray, parents: tuple = (), fn: Op | None = None, saved: Any = None
-) -> None:
-    """Fill every slot of a new tensor: a leaf, or with ``fn`` the recorded
-    result of ``fn`` on ``parents``. Each slot is set once (recording cost)."""
-    t._data = array
-    t._grad = None
-    t.parents = parents
-    t.label = ""
-    t._fn = fn
-    t._saved = saved
-    t._retains_grad = False
-    t._inference = STATE.inference
-    t._version = 0
-    t._hooks = None
-    if fn is None:
-        t._requires_grad = False
-        t.op = ""
-        t._order = 0
-    else:
-        t._requires_grad = True
-        t.op = fn.name
-        t._order = next(_creation)
-
-
-def method(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Attach ``f`` to :class:`Tensor` under its name (how the operations join the class)."""
-    setattr(Tensor, f.__name__, f)
-    return f
-
-
-def bump_version(*tensors: Any) -> None:
-    """Mark the ``tensors`` as changed in place. The version comes from the creation counter, so
-    ``backward`` can tell a change after a use (version above the user's number) in one
-    comparison, with nothing stored at recording time."""
-    for t in tensors:
-        t._version = autograd.LAST_BUMP[0] = next(_creation)
-
-
-def _leaf(array: Any) -> Tensor:
-    # _init for a leaf, spelled out: every gradient of a backward pass is made here.
-    t = _new(Tensor)
-    t._data = array if type(array) is np.ndarray else np.asarray(array)
-    t._grad = t._saved = t._fn = t._hooks = None
-    t.parents, t.label, t.op = (), "", ""
-    t._retains_grad = t._requires_grad = False
-    t._inference = STATE.inference
-    t._version = t._order = 0
-    return t
-
-
-autograd._leaf = _leaf  # gradients are tensors: see autograd's note
-
-
-def _data(x: Any) -> Any:
-    return x._data if isinstance(x, Tensor) else x
-
-
-_warned: set[int] = set()
-
-
-def traced_read(what: str) -> None:
-    """Warn, once per ``freeze``, that a value was read while tracing: Python code that
-    branches on it is replayed down the same branch whatever the new inputs are."""
-    tape = STATE.tape
-    if id(tape) in _warned:
-        return
-    _warned.clear()
-    _warned.add(id(tape))
-    warnings.warn(
-        f"freeze: the traced function read a tensor's value ({what}); if Python's control "
-        "flow depends on it (an if, a loop bound), the frozen function replays the branch "
-        "taken while tracing for every input. Compute such decisions outside the function "
-        "or with tensor operations (where, clamp, maximum).",
-        TracingWarning,
-        stacklevel=3,
-    )
-
-
-def apply(op: Op, *inputs: Any, static: tuple = ()) -> Tensor:
-    """Run ``op`` on ``inputs`` (tensors, numbers or arrays) and record it in
-    the graph when some input requires grad and the mode records.
-
-    This is the one place where graphs are built; ``Function.apply`` and every
-    operator go through it.
-
-    >>> from micrograd_edu.tensor.ops import ELEMENTWISE
-    >>> x = Tensor([1.0, 2.0], requires_grad=True)
-    >>> apply(ELEMENTWISE["mul"], x, 3)
-    tensor([3., 6.], grad_fn=<MulBackward>)
-    """
-    for x in inputs:
-        if not isinstance(x, Tensor):
-            inputs = _constants(op, inputs)
-            break
-    # Spelled out for one and two inputs: a comprehension costs a few hundred
-    # nanoseconds, a large share of an operation on small arrays.
-    if len(inputs) == 2:
-        a, b = inputs
-        xs, needs = (a._data, b._data), (a._requires_grad, b._requires_grad)
-    elif len(inputs) == 1:
-        xs, needs = (inputs[0]._data,), (inputs[0]._requires_grad,)
-    else:
-        xs, needs = tuple([t._data for t in inputs]), tuple([t._requires_grad for t in inputs])
-    data = np.asarray(op.forward(*xs, *static))
-    out = _new(Tensor)
-    if True in needs and STATE.enabled:
-        if STATE.ever_inference:
-            for t in inputs:
-                if t._inference:
-                    _refuse_inference(op, inputs, needs)
-                    break
-        _init(out, data, inputs, op, (xs, needs, static))
-    else:
-        _init(out, data)
-    if STATE.tape is not None:
-        STATE.tape.append((op, inputs, out, needs, static))
-    return out
-
-
-def _refuse_inference(op: Op, inputs: tuple, needs: tuple) -> None:
-    for t, saved in zip(inputs, op.saves(needs), strict=True):
-        if t._inference and saved:
-            raise RuntimeError(
-                f"{op.name}: an input was created under inference_mode(), and inference "
-                "tensors cannot be saved for backward (this operation's gradient reads it); "
-                "create it outside inference_mode(), use no_grad() there instead, or "
-                ".clone() it outside"
-            )
-
-
-def _constants(op: Op, inputs: tuple) -> tuple[Tensor, ...]:
-    """Wrap the numbers and arrays among ``inputs`` as constant tensors. A
-    number takes the float dtype of the tensors, so ``x32 * 2`` stays float32."""
-    like = next((x._data.dtype for x in inputs if isinstance(x, Tensor)), None)
-    out = []
-    for x in inputs:
-        if isinstance(x, Tensor):
-            out.append(x)
-        elif _is_number(x) and like is not None and like.kind == "f":
-            out.append(_leaf(np.array(x, dtype=like)))
-        elif isinstance(x, numbers.Number | np.ndarray | np.generic | list | tuple):
-            array = np.asarray(x)
-            if array.dtype.kind not in "fiub":
-                raise TypeError(_not_a_tensor(op, x))
-            out.append(_leaf(array))
-        else:
-            raise TypeError(_not_a_tensor(op, x))
-    return tuple(out)
-
-
-def _not_a_tensor(op: Op, x: Any) -> str:
-    fix = " (use its .data, a number)" if hasattr(x, "data") and hasattr(x, "grad") else ""
-    return (
-        f"{op.name}: cannot combine a Tensor with {type(x).__name__} {x!r}{fix}; give "
-        "tensors, numbers or numeric arrays"
-    )
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
