@@ -3,9 +3,10 @@
 The lecture builds the product, sin and log of dual numbers; the exercises ask for the
 next pieces, derived by the student: division and powers. The oracles are closed forms
 computed here with ``math``: the derivative of each expression along its tangents, and
-the Jacobian of a family of functions ℝⁿ → ℝᵐ written out by hand. The number of forward passes is
-counted in the grader's process: each call of ``f`` asks it for the secret scales of
-``f(x) = d ⊙ g(c ⊙ x)`` (runners/served.py).
+the Jacobian of a family of functions ℝⁿ → ℝᵐ written out by hand. The forward passes are
+the grader's: ``f(x) = d ⊙ g(c ⊙ x)`` with scales only the grader knows, evaluated here on
+the dual numbers the student's code sends (runners/served.py's ``remote_duals``), so the
+count is made here and the student's process can run no pass without asking.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import math
 import random
 from collections.abc import Callable
 
+from .. import functions as F
+from ..scalar.dual import Dual
 from .plain import as_float, as_floats, close, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
-from .runners.served import draw_scales, secret_scales
+from .runners.served import draw_scales, scaled
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = ("micrograd_edu.scalar.dual.jacobian_forward", "micrograd_edu.scalar.dual.jvp")
@@ -373,6 +376,34 @@ POWER = register(
 # --- 3: the forward Jacobian ------------------------------------------------
 
 
+def _family(case: Case) -> Callable[..., list]:
+    """y_i = sin(Σ_j A_ij x_j) + x_p x_q with p = i mod n, q = (i + 1) mod n."""
+    a, n = case["A"], case["n"]
+
+    def f(*xs: Dual) -> list:
+        out = []
+        for i, row in enumerate(a):
+            s = 0.0
+            for coefficient, x in zip(row, xs, strict=True):
+                s = s + coefficient * x
+            out.append(F.sin(s) + xs[i % n] * xs[(i + 1) % n])
+        return out
+
+    return f
+
+
+def _lecture(x1: Dual, x2: Dual) -> list:
+    return [F.log(x1) + x1 * x2 - F.sin(x2), x1 * x2, F.exp(x1)]
+
+
+def _forward_pass(case: Case, pairs: list[list[float]]) -> list[list[float]]:
+    """One call of the case's f (``Check.serve``): its outputs' primals and tangents at
+    the primals and tangents the student's code sent (runners/served.py checked them)."""
+    g = _lecture if case["lecture"] else _family(case)
+    outputs = scaled(g, case[HELD])(*(Dual(p, t) for p, t in pairs))
+    return [[y.primal, y.tangent] for y in outputs]
+
+
 def _family_jacobian(case: Case, x: list[float]) -> list[list[float]]:
     a, n = case["A"], case["n"]
     rows = []
@@ -517,7 +548,7 @@ JACOBIAN = register(
                 _run_jacobian,
                 _judge_jacobian,
                 mistakes=_JACOBIAN_MISTAKES,
-                serve=secret_scales,
+                serve=_forward_pass,
             ),
             Check(
                 "one forward pass per input",
@@ -526,7 +557,7 @@ JACOBIAN = register(
                 _run_jacobian,
                 _judge_passes,
                 mistakes=_PASSES_MISTAKES,
-                serve=secret_scales,
+                serve=_forward_pass,
             ),
         ),
         withheld=WITHHELD,

@@ -1,0 +1,133 @@
+"""Plain explanations of a failed check: tried before any hint.
+
+A hint names a cause ("you divided by h where 2h belongs"). It may be shown only when
+that cause is the explanation of what the student's code returned, and no plainer
+explanation fits. The plain ones need no model of a mistake, only the right answer:
+
+* **the type or the shape**: a list where a number belongs, three numbers where four
+  do, ``None``;
+* **a constant factor**: on every failing case the answer is the same number ``c``
+  times the right one (``c = -1``: the sign; ``c = 0``: nothing was computed).
+
+A check that can say what the right observation is (``Check.right``) gets these for
+free: :func:`explain` looks at every failing case, and the registry then shows no
+hint for a type or shape, and for a factor only the hint of a mistake that *is* that
+factor (``Mistake(factor=2.0)``). Where a check has several right answers (any valid
+topological order, any step in a range), ``right`` puts :data:`REAL` where any real
+number is right: the type is still explained, the factor is not.
+
+>>> explain([({"h": REAL}, {"h": [0.1, 0.2]})]).text
+'returned a list of 2 items where a number was expected'
+>>> found = explain([({"grad": [1.0, -2.0]}, {"grad": [2.0, -4.0]}),
+...                  ({"grad": [0.5, 0.0]}, {"grad": [1.0, 0.0]})])
+>>> found.kind, found.factor, found.text
+('factor', 2.0, 'on every failing case it is 2 times the right value')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .plain import as_float, describe
+
+__all__ = ["REAL", "Explanation", "explain", "mismatch"]
+
+
+class _Real:
+    """The marker :data:`REAL`: any real number is right here."""
+
+    def __repr__(self) -> str:
+        return "REAL"
+
+
+REAL = _Real()
+_SAME = 1e-6  # two ratios within this (relative) are one factor
+
+
+@dataclass(frozen=True)
+class Explanation:
+    kind: str  # "type" (or shape) or "factor"
+    text: str  # what was seen, said to the student
+    factor: float | None = None
+
+
+def _expected(right: Any) -> str:
+    if right is REAL or type(right) in (int, float):
+        return "a number"
+    if isinstance(right, list):
+        return f"a list of {len(right)} items"
+    return describe(right)
+
+
+def mismatch(seen: Any, right: Any) -> str | None:
+    """Why ``seen`` (plain data) does not have the type and shape of ``right``, or None.
+
+    >>> mismatch([1.0, 2.0], [0.0, 0.0, 0.0])
+    'returned a list of 2 items where a list of 3 items was expected'
+    >>> mismatch(3, REAL) is None, mismatch(True, REAL)
+    (True, 'returned a bool where a number was expected')
+    """
+    if right is REAL or type(right) in (int, float):
+        ok = as_float(seen) is not None
+    elif isinstance(right, list):
+        if isinstance(seen, list) and len(seen) == len(right):
+            return next(
+                (m for m in map(mismatch, seen, right) if m is not None), None
+            )  # the first item that differs says it
+        ok = False
+    else:
+        ok = type(seen) is type(right)
+    return None if ok else f"returned {describe(seen)} where {_expected(right)} was expected"
+
+
+def _numbers(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return [x for item in value for x in _numbers(item)]
+    return [value]
+
+
+def _factor(right: dict[str, Any], seen: dict[str, Any]) -> float | None:
+    """The one number c with seen = c * right on every compared number, or None."""
+    pairs = [
+        (r, as_float(s))
+        for key, value in right.items()
+        for r, s in zip(_numbers(value), _numbers(seen.get(key)), strict=True)
+        if r is not REAL
+    ]
+    ratios = [s / r for r, s in pairs if r != 0]
+    if not ratios or any(r == 0 and s != 0 for r, s in pairs):
+        return None
+    c = ratios[0]
+    if all(abs(q - c) <= _SAME * max(abs(c), 1e-300) for q in ratios) and abs(c - 1) > _SAME:
+        return c
+    return None
+
+
+def _said(c: float) -> str:
+    if c == 0:
+        return "on every failing case it is 0 where the right value is not"
+    if abs(c + 1) <= _SAME:
+        return "on every failing case it has the sign opposite to the right value's"
+    return f"on every failing case it is {c:.3g} times the right value"
+
+
+def explain(failures: list[tuple[dict[str, Any], Any]]) -> Explanation | None:
+    """The plain explanation of ``failures`` (each the right observation and what the
+    student's code gave), or None. A raise is not explained here (the registry reports
+    it with the student's line)."""
+    factors = []
+    for right, seen in failures:
+        if not isinstance(seen, dict) or "error" in seen or seen.get("not_attempted"):
+            continue
+        for key, value in right.items():
+            found = mismatch(seen.get(key), value)
+            if found is not None:
+                return Explanation("type", found)
+        factors.append(_factor(right, seen))
+    if not factors or any(c is None for c in factors):
+        return None
+    c = factors[0]
+    if all(abs(q - c) <= _SAME * max(abs(c), 1e-300) for q in factors):
+        return Explanation("factor", _said(c), round(c, 9))
+    return None
