@@ -26,6 +26,7 @@ number is right: the type is still explained, the factor is not.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,20 +89,22 @@ def _numbers(value: Any) -> list[Any]:
 
 
 def _factor(right: dict[str, Any], seen: dict[str, Any]) -> float | None:
-    """The one number c with seen = c * right on every compared number, or None."""
+    """The one number c with seen = c * right on every compared number (within a
+    millionth of the largest right number: rounding in a right method is not a factor),
+    or None."""
     pairs = [
         (r, as_float(s))
         for key, value in right.items()
         for r, s in zip(_numbers(value), _numbers(seen.get(key)), strict=True)
         if r is not REAL
     ]
-    ratios = [s / r for r, s in pairs if r != 0]
-    if not ratios or any(r == 0 and s != 0 for r, s in pairs):
+    scale = max((abs(r) for r, _ in pairs), default=0.0)
+    if scale == 0 or not all(math.isfinite(s) for _, s in pairs):
         return None
-    c = ratios[0]
-    if all(abs(q - c) <= _SAME * max(abs(c), 1e-300) for q in ratios) and abs(c - 1) > _SAME:
-        return c
-    return None
+    c = sum(r * s for r, s in pairs) / sum(r * r for r, _ in pairs)
+    if any(abs(s - c * r) > _SAME * scale * max(1.0, abs(c)) for r, s in pairs):
+        return None
+    return c if abs(c - 1) > _SAME else None
 
 
 def _said(c: float) -> str:
@@ -109,7 +112,8 @@ def _said(c: float) -> str:
         return "on every failing case it is 0 where the right value is not"
     if abs(c + 1) <= _SAME:
         return "on every failing case it has the sign opposite to the right value's"
-    return f"on every failing case it is {c:.3g} times the right value"
+    digits = max(3, 2 - math.floor(math.log10(abs(c - 1))))  # enough to tell it from 1
+    return f"on every failing case it is {c:.{digits}g} times the right value"
 
 
 def explain(failures: list[tuple[dict[str, Any], Any]]) -> Explanation | None:

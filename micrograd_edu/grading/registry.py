@@ -95,15 +95,24 @@ class Mistake:
     mistake misses, never at the answer.
 
     ``factor``: the mistake is a constant factor (2.0 for a difference over h where 2h
-    belongs, 0.0 for a gradient never added, -1.0 for a sign): it fits when the check's
-    plain explanation is that factor (see :mod:`.explain`; the check needs ``right``),
-    and ``matches`` may then be None. ``name``: how tests/mistakes/ refers to it.
+    belongs, 0.0 for a gradient never added, -1.0 for a sign; or a test of the factor,
+    such as "a power of 2"): it fits when the check's plain explanation is such a
+    factor (see :mod:`.explain`; the check needs ``right``), and ``matches`` may then be
+    None. ``name``: how tests/mistakes/ refers to it.
     """
 
     matches: Callable[[Case, dict[str, Any]], bool] | None
     hint: str
     name: str = ""
-    factor: float | None = None
+    factor: float | Callable[[float], bool] | None = None
+
+    def is_factor(self, c: float | None) -> bool:
+        """Whether ``c``, the constant factor seen on every failure, is this mistake's."""
+        if c is None or self.factor is None:
+            return False
+        if callable(self.factor):
+            return bool(self.factor(c))
+        return abs(c - self.factor) <= 1e-6 * max(1.0, abs(c))
 
 
 @dataclass(frozen=True)
@@ -181,8 +190,7 @@ class Check:
 
         for mistake in self.mistakes:
             if mistake.factor is not None:
-                c = explanation.factor if explanation else None
-                if c is None or abs(c - mistake.factor) > 1e-6 * max(1.0, abs(c)):
+                if not mistake.is_factor(explanation.factor if explanation else None):
                     continue
             elif explanation is not None:  # a plainer explanation fits: not this mistake
                 continue
