@@ -14,7 +14,8 @@ free: :func:`explain` looks at every failing case, and the registry then shows n
 hint for a type or shape, and for a factor only the hint of a mistake that *is* that
 factor (``Mistake(factor=2.0)``). Where a check has several right answers (any valid
 topological order, any step in a range), ``right`` puts :data:`REAL` where any real
-number is right: the type is still explained, the factor is not.
+number is right, or a :class:`Kind` of its own (``Kind("an expression", is_tree)``):
+the type is still explained, the factor is not.
 
 >>> explain([({"h": REAL}, {"h": [0.1, 0.2]})]).text
 'returned a list of 2 items where a number was expected'
@@ -27,22 +28,28 @@ number is right: the type is still explained, the factor is not.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .plain import as_float, describe
 
-__all__ = ["REAL", "Explanation", "explain", "mismatch"]
+__all__ = ["REAL", "Kind", "Explanation", "explain", "mismatch"]
 
 
-class _Real:
-    """The marker :data:`REAL`: any real number is right here."""
+@dataclass(frozen=True)
+class Kind:
+    """In ``right(case)``: any value that passes ``test`` has the right type here
+    (``description`` says what that is: "a number", "an expression")."""
+
+    description: str
+    test: Callable[[Any], bool]
 
     def __repr__(self) -> str:
-        return "REAL"
+        return f"Kind({self.description!r})"
 
 
-REAL = _Real()
+REAL = Kind("a number", lambda value: as_float(value) is not None)
 _SAME = 1e-6  # two ratios within this (relative) are one factor
 
 
@@ -54,7 +61,9 @@ class Explanation:
 
 
 def _expected(right: Any) -> str:
-    if right is REAL or type(right) in (int, float):
+    if isinstance(right, Kind):
+        return right.description
+    if type(right) in (int, float):
         return "a number"
     if isinstance(right, list):
         return f"a list of {len(right)} items"
@@ -69,7 +78,9 @@ def mismatch(seen: Any, right: Any) -> str | None:
     >>> mismatch(3, REAL) is None, mismatch(True, REAL)
     (True, 'returned a bool where a number was expected')
     """
-    if right is REAL or type(right) in (int, float):
+    if isinstance(right, Kind):
+        ok = right.test(seen)
+    elif type(right) in (int, float):
         ok = as_float(seen) is not None
     elif isinstance(right, list):
         if isinstance(seen, list) and len(seen) == len(right):
@@ -92,12 +103,13 @@ def _factor(right: dict[str, Any], seen: dict[str, Any]) -> float | None:
     """The one number c with seen = c * right on every compared number (within a
     millionth of the largest right number: rounding in a right method is not a factor),
     or None."""
-    pairs = [
-        (r, as_float(s))
-        for key, value in right.items()
-        for r, s in zip(_numbers(value), _numbers(seen.get(key)), strict=True)
-        if r is not REAL
-    ]
+    pairs = []
+    for key, value in right.items():
+        wanted = _numbers(value)
+        if not any(isinstance(r, Kind) for r in wanted):  # a Kind has no value to scale
+            pairs += [
+                (r, as_float(s)) for r, s in zip(wanted, _numbers(seen.get(key)), strict=True)
+            ]
     scale = max((abs(r) for r, _ in pairs), default=0.0)
     if scale == 0 or not all(math.isfinite(s) for _, s in pairs):
         return None

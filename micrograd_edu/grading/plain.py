@@ -124,8 +124,11 @@ def describe(value: Any) -> str:
     if isinstance(value, dict) and "unsupported" in value:
         return f"an object of type {value['unsupported']}"
     if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    return "None" if value is None else f"a {type(value).__name__}"
+        return f"a list of {len(value)} item{'s' * (len(value) != 1)}"
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def as_float(value: Any) -> float | None:

@@ -161,7 +161,8 @@ class Check:
         with that ``factor``. Otherwise the hint of the first mistake whose model
         reproduces every failure (on one small case two mistakes may give the same
         output; across all the cases that failed only the one that was made fits), else
-        none. "What was seen" is the plain explanation's text, or ""."""
+        none. "What was seen" is a constant factor's plain explanation, or "" (a type
+        or a shape, the judge's reason says itself)."""
         # The judge's alone: the sandbox mounts what the child runs, and it never judges.
         from .explain import explain
 
@@ -174,9 +175,9 @@ class Check:
                 except Exception:  # a right answer the grader cannot state explains nothing
                     continue
             explanation = explain(pairs)
-        seen_text = explanation.text if explanation else ""
         if explanation is not None and explanation.kind == "type":
-            return "", seen_text
+            return "", ""  # the judge's reason says what the answer was
+        seen_text = explanation.text if explanation else ""
         if not self.mistakes:
             return ("" if explanation else self.hint), seen_text
         if not failures:
