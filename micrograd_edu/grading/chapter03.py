@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from .. import functions as F
 from ..scalar.dual import Dual
+from .explain import REAL
 from .plain import as_float, as_floats, close, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
@@ -139,6 +140,20 @@ def _cases(spec: Callable[[random.Random], list[tuple[str, float, float]]]) -> C
     return cases
 
 
+def _right_pair(case: Case) -> dict:
+    primal, tangent = EXACT[case["expr"]](*_parts(case))
+    return {"primal": primal, "tangent": tangent}
+
+
+def _not_a_dual(what: str) -> Mistake:
+    """The result of one operation cannot take part in the next: it is not a MyDual."""
+    return Mistake(
+        lambda case, seen: "not a MyDual" in str(seen.get("error", "")),
+        f"a {what} is a MyDual that can take part in the next operation: return one",
+        name="not a dual",
+    )
+
+
 def _away_from_zero(rng: random.Random) -> float:
     return rng.choice((-1, 1)) * rng.uniform(0.5, 3)
 
@@ -149,6 +164,13 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     if after is not None and all(close(s, b, 0, 0) for s, b in zip(after, before, strict=True)):
         return None
     return f"{case['expr']} changed x or y: the operands must keep their primal and tangent"
+
+
+_IN_PLACE = Mistake(
+    lambda case, seen: as_floats(seen.get("after"), 4) is not None,
+    "x / y changed x or y: return a new MyDual; do not write the result into self or other",
+    name="in place",
+)
 
 
 SWAPPED = (
@@ -171,30 +193,36 @@ DIVIDE = register(
                 _cases(lambda rng: [("x / y", _away_from_zero(rng), 0.0) for _ in range(5)]),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: (a * db - da * b) / b**2}),
                         "the tangent has the right size and the wrong sign: when only the "
                         "numerator grows, should the quotient grow or shrink?",
+                        name="sign",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: (da * b + a * db) / b**2}),
                         "a growing denominator makes the quotient smaller: its tangent "
                         "cannot enter with the same sign as the numerator's",
+                        name="plus",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: (da * b - a * db) / b}),
                         "the tangent is b times the right one: once top and bottom are "
                         "multiplied by b - ḃε, what is the denominator?",
+                        name="b times",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: da / db}),
                         "tangents do not divide as primals do: write the quotient as one dual "
                         "number and let ε² = 0 decide its tangent",
+                        name="quotient of tangents",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: da / b}),
                         "the denominator's tangent counts too: y varies along with x",
+                        name="denominator ignored",
                     ),
                 ),
             ),
@@ -209,10 +237,12 @@ DIVIDE = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _primal_is({"c / x": lambda a, da, b, db, c: a / c}),
                         SWAPPED.format(expr="c / x", method="__rtruediv__", plain="x / c"),
+                        name="swapped",
                     ),
                     Mistake(
                         _tangent_is(
@@ -222,13 +252,13 @@ DIVIDE = register(
                             }
                         ),
                         "a plain number is a constant: its tangent is 0, not 1",
+                        name="number tangent 1",
                     ),
                 ),
             ),
             Check(
                 "quotients compose: (x / y) / x, and x / x",
-                "x / x is 1 wherever x is not 0, so its tangent is 0 whatever ȧ is; a quotient "
-                "is a MyDual that can be divided again",
+                "",
                 _cases(
                     lambda rng: [
                         (expr, _away_from_zero(rng), 0.0)
@@ -237,13 +267,16 @@ DIVIDE = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
+                mistakes=(_not_a_dual("quotient"),),
             ),
             Check(
                 "leaves its operands unchanged",
-                "return a new MyDual; do not write the result into self or other",
+                "",
                 _cases(lambda rng: [("x / y", _away_from_zero(rng), 0.0) for _ in range(2)]),
                 _run_unchanged,
                 _judge_unchanged,
+                mistakes=(_IN_PLACE,),
             ),
         ),
         withheld=WITHHELD,
@@ -286,20 +319,24 @@ POWER = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _tangent_is({"x ** c": lambda a, da, b, db, c: c * a ** (c - 1)}),
                         "that is the derivative of the power alone: the chain rule multiplies "
                         "it by the tangent of the base",
+                        name="no chain rule",
                     ),
                     Mistake(
                         _tangent_is({"x ** c": lambda a, da, b, db, c: c * a**c * da}),
                         "the power rule lowers the exponent by one",
+                        name="exponent not lowered",
                     ),
                     Mistake(
                         _domain_error,
                         "x ** 3 is defined at a negative x, but the logarithm of x is not: for "
                         "a number exponent, differentiate the power itself",
+                        name="through log",
                     ),
                 ),
             ),
@@ -313,6 +350,7 @@ POWER = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         lambda case, seen: (
@@ -320,11 +358,13 @@ POWER = register(
                             or (case["a"] < 0 and "complex" in str(seen.get("error", "")))
                         ),  # x ** c, which at a negative x is complex
                         SWAPPED.format(expr="c ** x", method="__rpow__", plain="x ** c"),
+                        name="swapped",
                     ),
                     Mistake(
                         _tangent_is({"c ** x": lambda a, da, b, db, c: a * c ** (a - 1) * da}),
                         "c ** x is an exponential in x, not a power of x: the power rule does "
                         "not apply; how does the lecture differentiate exp?",
+                        name="power rule on an exponential",
                     ),
                 ),
             ),
@@ -334,22 +374,23 @@ POWER = register(
                 _cases(lambda rng: [("x ** y", rng.uniform(0.3, 3), 0.0) for _ in range(4)]),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _tangent_is({"x ** y": lambda a, da, b, db, c: b * a ** (b - 1) * da}),
                         "the exponent is a dual too: its tangent changes the result as well",
+                        name="exponent ignored",
                     ),
                     Mistake(
                         _tangent_is({"x ** y": lambda a, da, b, db, c: a**b * math.log(a) * db}),
                         "the base is a dual too: its tangent changes the result as well",
+                        name="base ignored",
                     ),
                 ),
             ),
             Check(
                 "powers compose: (x ** 2) ** 0.5, and x ** x",
-                "a power is a MyDual that can be raised again, at a negative base too "
-                "((x ** 2) ** 0.5 is |x|); in x ** x the variable is both the base and the "
-                "exponent, and each contributes",
+                "",
                 _cases(
                     lambda rng: [
                         ("(x ** 2) ** 0.5", -rng.uniform(0.5, 3), 0.0),  # |x|, at x < 0
@@ -359,6 +400,8 @@ POWER = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
+                mistakes=(_not_a_dual("power"),),
             ),
         ),
         withheld=WITHHELD,
@@ -495,41 +538,55 @@ def _jacobian_is(model: Callable[[list[list[float]]], list[list[float]]]):
     return matches
 
 
-def _transposed(j: list[list[float]]) -> list[list[float]]:
-    return [list(col) for col in zip(*j, strict=True)]
-
-
 def _seeded_all_ones(j: list[list[float]]) -> list[list[float]]:
     # every pass seeded every input with tangent 1: each column is J's row sums
     return [[sum(row)] * len(row) for row in j]
 
 
+# (A table transposed has the wrong shape on every case, none square: a plain explanation
+# the judge's reason gives, "an n × m (transposed) table", with no hint.)
 _JACOBIAN_MISTAKES = (
-    Mistake(
-        _jacobian_is(_transposed),
-        "your table has a row per input and a column per output: the Jacobian has a row "
-        "per output y_i (the shape m × n of a map from ℝⁿ to ℝᵐ)",
-    ),
     Mistake(
         _jacobian_is(_seeded_all_ones),
         "all your columns are equal: a pass in which every input's tangent is 1 gives the "
         "sum of the columns. Which tangents single out input j?",
+        name="all ones",
     ),
 )
 _PASSES_MISTAKES = (
     Mistake(
-        lambda case, seen: (
-            case["m"] > 1
-            and seen.get("calls") in (case["n"] * case["m"], case["n"] * case["m"] + 1)
-        ),
+        lambda case, seen: seen.get("calls") in (case["n"] * case["m"], case["n"] * case["m"] + 1),
         "you called f once per entry of the Jacobian: one pass already gives the tangents "
         "of all m outputs",
+        name="per entry",
     ),
     Mistake(
         lambda case, seen: seen.get("calls") == case["n"] + 1,
         "one call more than there are inputs: the outputs of the first pass already tell you m",
+        name="extra call",
+    ),
+    Mistake(
+        lambda case, seen: seen.get("calls") in (2 * case["n"], 2 * case["n"] + 1),
+        "2n calls, as finite differences make: one forward pass seeded with e_j gives "
+        "column j exactly",
+        name="differences",
     ),
 )
+
+
+def _approximately(case: Case, seen: dict) -> bool:
+    """A Jacobian right to 1e-5 but not to 1e-10: finite differences, not forward mode."""
+    rows, right = _table(seen), _exact_jacobian(case)
+    return (
+        rows is not None
+        and len(rows) == len(right)
+        and all(len(r) == len(w) for r, w in zip(rows, right, strict=True))
+        and all(
+            close(a, b, 1e-5, 1e-5)
+            for r, w in zip(rows, right, strict=True)
+            for a, b in zip(r, w, strict=True)
+        )
+    )
 
 
 JACOBIAN = register(
@@ -538,7 +595,8 @@ JACOBIAN = register(
         "The Jacobian in forward mode",
         3,
         "jacobian_forward(f, xs) returns the m × n Jacobian of f at xs as a list of m rows: "
-        "f takes n Duals and returns a list of m Duals; pass j seeds the tangent e_j.",
+        "f takes n Duals, f(*duals), and returns a list of m Duals; pass j seeds the tangent "
+        "e_j.",
         ("jacobian_forward",),
         (
             Check(
@@ -547,8 +605,18 @@ JACOBIAN = register(
                 _shape_cases,
                 _run_jacobian,
                 _judge_jacobian,
-                mistakes=_JACOBIAN_MISTAKES,
+                mistakes=(
+                    *_JACOBIAN_MISTAKES,
+                    Mistake(
+                        _approximately,
+                        "right to about 5 digits, not exactly: that is an approximation "
+                        "(finite differences?); one forward pass seeded with e_j gives column "
+                        "j exactly",
+                        name="approximation",
+                    ),
+                ),
                 serve=_forward_pass,
+                right=lambda case: {"J": _exact_jacobian(case)},
             ),
             Check(
                 "one forward pass per input",

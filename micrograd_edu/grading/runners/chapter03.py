@@ -38,6 +38,14 @@ def _read(*duals: Any) -> dict:
     return {"primal": [d.primal for d in duals], "tangent": [d.tangent for d in duals]}
 
 
+def _dual_again(result: Any, x: Any, what: str) -> Any:
+    """``result`` of one operation, refused (with a TypeError saying so) if it is not of
+    x's class: the next operation of the expression needs a MyDual."""
+    if type(result) is not type(x):
+        raise TypeError(f"{what} returned a {type(result).__name__}, not a MyDual")
+    return result
+
+
 # The expressions the checks evaluate on the student's MyDual x = a + ȧε, y = b + ḃε and a
 # plain number c (the lecture's __add__, __mul__, exp and log are given; the student writes
 # division and powers).
@@ -45,12 +53,12 @@ EXPRESSIONS: dict[str, Callable[[Any, Any, float], Any]] = {
     "x / y": lambda x, y, c: x / y,
     "x / c": lambda x, y, c: x / c,
     "c / x": lambda x, y, c: c / x,
-    "(x / y) / x": lambda x, y, c: (x / y) / x,
+    "(x / y) / x": lambda x, y, c: _dual_again(x / y, x, "x / y") / x,
     "x / x": lambda x, y, c: x / x,
     "x ** c": lambda x, y, c: x**c,
     "c ** x": lambda x, y, c: c**x,
     "x ** y": lambda x, y, c: x**y,
-    "(x ** 2) ** 0.5": lambda x, y, c: (x**2) ** 0.5,
+    "(x ** 2) ** 0.5": lambda x, y, c: _dual_again(x**2, x, "x ** 2") ** 0.5,
     "x ** x": lambda x, y, c: x**x,
 }
 
