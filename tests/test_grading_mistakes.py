@@ -17,7 +17,7 @@ from grading_helpers import grade
 
 from micrograd_edu.grading import chapter, exercise
 
-COVERED = ["01", "02", "03"]
+COVERED = ["01", "02", "03", "04", "05"]
 MODULES = {number: importlib.import_module(f"mistakes.chapter{number}") for number in COVERED}
 EXAMPLES = [(number, e) for number, m in MODULES.items() for e in m.EXAMPLES]
 RIGHT = [(number, e) for number, m in MODULES.items() for e in getattr(m, "RIGHT", [])]
@@ -54,7 +54,7 @@ def test_a_mistake_gets_its_own_hint_and_no_other(number, example):
 
 @pytest.mark.parametrize("number, example", RIGHT, ids=[e.id for _, e in RIGHT])
 def test_an_honest_answer_in_another_form_earns_full_marks(number, example):
-    for seed in ("seed0", "seed1"):
+    for seed in [f"seed{k}" for k in range(min(2, example.seeds))]:
         result = _graded(number, example, seed)
         assert result.score == result.max_score, [(c.name, c.reason) for c in result.checks]
 
@@ -74,7 +74,8 @@ def test_every_mistake_is_named_has_an_example_and_every_hint_a_model(number):
 
 @pytest.mark.parametrize("number", COVERED)
 def test_the_right_answers_earn_full_marks_on_any_seed(number):
+    slow = getattr(MODULES[number], "SLOW", set())
     for ex in chapter(number):
-        for seed in ("seed0", "seed1", "seed2"):
+        for seed in ("seed0",) if ex.id in slow else ("seed0", "seed1", "seed2"):
             result = grade(ex.id, MODULES[number].CORRECT, seed)
             assert result.score == ex.points, [(c.name, c.reason) for c in result.checks]

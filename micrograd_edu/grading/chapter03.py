@@ -17,7 +17,6 @@ from collections.abc import Callable
 
 from .. import functions as F
 from ..scalar.dual import Dual
-from .explain import REAL
 from .plain import as_float, as_floats, close, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged

@@ -132,7 +132,7 @@ def explain(failures: list[tuple[dict[str, Any], Any]]) -> Explanation | None:
     """The plain explanation of ``failures`` (each the right observation and what the
     student's code gave), or None. A raise is not explained here (the registry reports
     it with the student's line)."""
-    factors = []
+    factors, numbers = [], 0
     for right, seen in failures:
         if not isinstance(seen, dict) or "error" in seen or seen.get("not_attempted"):
             continue
@@ -141,7 +141,14 @@ def explain(failures: list[tuple[dict[str, Any], Any]]) -> Explanation | None:
             if found is not None:
                 return Explanation("type", found)
         factors.append(_factor(right, seen))
-    if not factors or any(c is None for c in factors):
+        numbers += sum(
+            1
+            for value in right.values()
+            for r in _numbers(value)
+            if not isinstance(r, Kind) and r != 0
+        )
+    # one wrong number is "some factor" times the right one: a factor needs two to show
+    if not factors or any(c is None for c in factors) or numbers < 2:
         return None
     c = factors[0]
     if all(abs(q - c) <= _SAME * max(abs(c), 1e-300) for q in factors):

@@ -121,22 +121,3 @@ def draw_scales(rng: random.Random, n: int, m: int) -> dict[str, list[float]]:
         "c": [round(rng.uniform(0.5, 2.0), 6) for _ in range(n)],
         "d": [round(rng.uniform(0.5, 2.0), 6) for _ in range(m)],
     }
-
-
-# --- until chapter 05 is rebuilt on remote_values (these hand the scales to the child) ---
-
-
-def counted(case: Case, g: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-    """The case's ``d ⊙ g(c ⊙ x)``, asking the grader for its scales at every call."""
-
-    def f(*xs: Any) -> list[Any]:
-        return scaled(g, case["ask"](None))(*xs)
-
-    return f
-
-
-def secret_scales(case: Case, request: object) -> dict[str, list[float]]:
-    """The grader's answer to one call of :func:`counted`'s ``f``."""
-    from ..registry import HELD
-
-    return case[HELD]
