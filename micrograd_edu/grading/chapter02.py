@@ -436,16 +436,41 @@ def _diff_cases(kinds: tuple[str, ...], names: tuple[str, ...] = ("x",)) -> Call
             var = names[0] if root else rng.choice(names)
             shows = [*_SHOWN_BY.get(root or "", ()), *(["every symbol"] if len(names) > 1 else [])]
             right = [tangent(tree, p, var) for p in points]
-            if all(math.isfinite(r) for r in right) and all(
-                any(
-                    not close(tangent(tree, p, var, m), r, 1e-6, 1e-6)
-                    for p, r in zip(points, right, strict=True)
+            if (
+                all(math.isfinite(r) for r in right)
+                and _a_quotient_shows(tree, var)
+                and all(
+                    any(
+                        not close(tangent(tree, p, var, m), r, 1e-6, 1e-6)
+                        for p, r in zip(points, right, strict=True)
+                    )
+                    for m in shows
                 )
-                for m in shows
             ):
                 return {"tree": tree, "var": var, "points": points}
 
     return lambda rng: [case(root, rng) for root in [*kinds, *[None] * 4]]
+
+
+def _a_quotient_shows(tree: Nodes, var: str) -> bool:
+    """Whether a central difference quotient of the tree, written as an expression, is
+    inexact: unless the tree is a polynomial in var of degree 2 or less (its third
+    derivative 0), where the quotient is the derivative."""
+    degree: list[float] = []
+    for head, *rest in tree:
+        if head == "const":
+            degree.append(0)
+        elif head == "var":
+            degree.append(1 if rest[0] == var else 0)
+        elif head in ("add", "sub"):
+            degree.append(max(degree[i] for i in rest))
+        elif head == "mul":
+            degree.append(sum(degree[i] for i in rest))
+        elif head == "neg":
+            degree.append(degree[rest[0]])
+        else:  # sin, exp, log, a quotient, a power: no polynomial of degree 2
+            degree.append(math.inf if any(degree[i] for i in rest) else 0)
+    return degree[-1] >= 3
 
 
 # The mistakes a tree with this operation at its top must reveal (see _tangent).

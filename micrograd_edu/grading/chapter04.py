@@ -1026,18 +1026,18 @@ BACKWARD = register(
         ("backward",),
         (
             Check(
-                "a single operation: the output's grad is seeded",
+                "diamonds: each node passes its gradient on once it is complete",
                 "",
-                _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
+                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
                 _run_backward,
                 _judge_backward,
                 right=_backward_right,
                 mistakes=_ORDER_MISTAKES,
             ),
             Check(
-                "diamonds: each node passes its gradient on once it is complete",
+                "a single operation: the output's grad is seeded",
                 "",
-                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
+                _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
                 _run_backward,
                 _judge_backward,
                 right=_backward_right,
