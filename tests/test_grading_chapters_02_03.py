@@ -5,153 +5,18 @@ from pathlib import Path
 
 import pytest
 from grading_helpers import failed_checks, grade
+from mistakes.chapter02 import CORRECT as CHAPTER02
+from mistakes.chapter02 import my_diff
+from mistakes.chapter03 import CORRECT as CHAPTER03
 
 from micrograd_edu.grading import chapter, exercise, gradebook
-from micrograd_edu.grading.chapter02 import evaluate, tree_size
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.runners.chapter02 import build, encode
+from micrograd_edu.grading.trees import evaluate, tree_size
 from micrograd_edu.scalar.dual import Dual
 from micrograd_edu.scalar.symbolic import Apply, Constant, Symbol, size
 
-# --- reference answers -------------------------------------------------------
-
-
-def quotient_rule(u, du, v, dv):
-    # written differently from the solution notebook: u times the derivative of 1 / v
-    return du / v + u * (-dv / (v * v))
-
-
-def power_rule(u, du, v, dv):
-    return u**v * (dv * u.log() + v * du / u)
-
-
-def my_diff(expr, var, change=""):
-    """The derivative of expr; with ``change``, a typical mistake (the grader's models)."""
-    if isinstance(expr, Constant):
-        return Constant(0)
-    if isinstance(expr, Symbol):
-        return Constant(1 if expr.name == var.name or change == "every symbol" else 0)
-    a = expr.args
-    d = [my_diff(arg, var, change) for arg in a]
-    if expr.op == "add":
-        return d[0] + d[1]
-    if expr.op == "sub":
-        return d[0] - d[1]
-    if expr.op == "neg":
-        return -d[0]
-    if expr.op == "mul":
-        return d[0] * d[1] if change == "product of derivatives" else a[0] * d[1] + a[1] * d[0]
-    if expr.op == "div":
-        return quotient_rule(a[0], d[0], a[1], d[1])
-    inner = Constant(1) if change == "no chain rule" else d[0]
-    if expr.op == "pow":
-        exponent = a[1] if change == "exponent kept" else a[1] - 1
-        return a[1] * a[0] ** exponent * inner
-    sign = 1 if change == "cos sign" else -1
-    local = {"sin": a[0].cos(), "cos": sign * a[0].sin(), "exp": expr, "log": 1 / a[0]}[expr.op]
-    return local * inner
-
-
-def my_size(expr):
-    return 1 + sum(my_size(arg) for arg in expr.args)
-
-
-def count(expr, change, seen=None):
-    """Typical wrong sizes: each distinct node once, the leaves only, the operations only."""
-    seen = set() if seen is None else seen
-    if change == "distinct" and id(expr) in seen:
-        return 0
-    seen.add(id(expr))
-    own = {"leaves": int(not expr.args), "operations": int(bool(expr.args))}.get(change, 1)
-    return own + sum(count(arg, change, seen) for arg in expr.args)
-
-
-def fold_one_level(expr):
-    """Folds a node whose arguments are constants as given, never its folded arguments."""
-    if not isinstance(expr, Apply):
-        return expr
-    if all(isinstance(a, Constant) for a in expr.args):
-        return Constant(expr.evaluate())
-    return Apply(expr.op, tuple(fold_one_level(a) for a in expr.args))
-
-
-def fold_constants(expr):
-    if not isinstance(expr, Apply):
-        return expr
-    args = tuple(fold_constants(a) for a in expr.args)
-    folded = Apply(expr.op, args)
-    return Constant(folded.evaluate()) if all(isinstance(a, Constant) for a in args) else folded
-
-
-class MyDual:
-    # Each operation makes type(self): a mistake's variant (dual_variant) stays one class.
-    def __init__(self, primal, tangent=0.0):
-        self.primal, self.tangent = float(primal), float(tangent)
-
-    def _dual(self, other):
-        return other if isinstance(other, type(self)) else type(self)(other)
-
-    def __add__(self, other):
-        other = self._dual(other)
-        return type(self)(self.primal + other.primal, self.tangent + other.tangent)
-
-    __radd__ = __add__
-
-    def __mul__(self, other):
-        other = self._dual(other)
-        return type(self)(
-            self.primal * other.primal, self.primal * other.tangent + self.tangent * other.primal
-        )
-
-    __rmul__ = __mul__
-
-    def exp(self):
-        return type(self)(math.exp(self.primal), math.exp(self.primal) * self.tangent)
-
-    def log(self):
-        return type(self)(math.log(self.primal), self.tangent / self.primal)
-
-    # written differently from the solution notebook: the inverse, then a product
-    def inverse(self):
-        return type(self)(1 / self.primal, -self.tangent / self.primal**2)
-
-    def __truediv__(self, other):
-        return self * self._dual(other).inverse()
-
-    def __rtruediv__(self, other):
-        return self._dual(other) * self.inverse()
-
-    def __pow__(self, other):
-        if isinstance(other, type(self)):
-            value = self.primal**other.primal
-            tangent = value * (
-                other.tangent * math.log(self.primal) + other.primal * self.tangent / self.primal
-            )
-            return type(self)(value, tangent)
-        return type(self)(self.primal**other, other * self.primal ** (other - 1) * self.tangent)
-
-    def __rpow__(self, other):
-        value = other**self.primal
-        return type(self)(value, value * math.log(other) * self.tangent)
-
-
-def jacobian_forward(f, xs):
-    columns = []
-    for j in range(len(xs)):
-        ys = f(*[Dual(x, float(k == j)) for k, x in enumerate(xs)])
-        columns.append([y.tangent for y in ys])
-    return [list(row) for row in zip(*columns, strict=True)]
-
-
-CORRECT = {
-    "quotient_rule": quotient_rule,
-    "power_rule": power_rule,
-    "my_diff": my_diff,
-    "my_size": my_size,
-    "fold_constants": fold_constants,
-    "MyDual": MyDual,
-    "jacobian_forward": jacobian_forward,
-}
+CORRECT = {**CHAPTER02, **CHAPTER03}
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(8)])

@@ -5,40 +5,12 @@ import math
 import numpy as np
 import pytest
 from grading_helpers import failed_checks, grade
+from mistakes.chapter01 import CORRECT, EPS, central_difference, one_sided, second
 
 from micrograd_edu import check
 from micrograd_edu.grading import EXERCISES, chapter, exercise, register
 from micrograd_edu.grading.plain import describe, to_plain
 from micrograd_edu.grading.registry import Exercise, draw_cases, judge, observe
-
-EPS = 2.0**-52
-
-
-def central_difference(f, x, h):
-    return (f(x + h) - f(x - h)) / (2 * h)
-
-
-def one_sided(f, x, h):
-    return (-3 * f(x) + 4 * f(x + h) - f(x + 2 * h)) / (2 * h)
-
-
-def second(f, x, h):
-    return (f(x + h) - 2 * f(x) + f(x - h)) / h**2
-
-
-CORRECT = {
-    "one_sided_difference": one_sided,
-    "second_difference": second,
-    "central_difference": central_difference,  # given in the notebook
-    "extrapolated_difference": lambda f, x, h: (
-        (4 * central_difference(f, x, h / 2) - central_difference(f, x, h)) / 3
-    ),
-    "numerical_gradient": lambda f, xs, h=1e-5: [
-        central_difference(lambda t, i=i: f(xs[:i] + [t] + xs[i + 1 :]), xs[i], h)
-        for i in range(len(xs))
-    ],
-    "step_size": lambda x: EPS ** (1 / 4) * max(1.0, abs(x)),
-}
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(15)])

@@ -6,27 +6,38 @@ games is written here (issue 26 classes 2 to 4, issue 28's "wrong work earns poi
 One batch per chapter grades all of that chapter's fixtures (about 5 s each)."""
 
 import csv
+import inspect
 from pathlib import Path
 
 import pytest
+from mistakes import chapter01, chapter02, chapter04
 
 from micrograd_edu.grading import batch, gradebook
 from micrograd_edu.grading.notebook import dumps, read_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def _cell(name: str, *functions, imports: str = "", value: str = "") -> str:
+    """A notebook cell defining ``name`` as ``value`` (by default the last of
+    ``functions``), the functions written as in tests/mistakes/ (where
+    test_grading_mistakes.py grades the same mistakes directly)."""
+    sources = [inspect.getsource(f) for f in functions]
+    value = value or functions[-1].__name__
+    return "\n\n".join([imports, *sources, f"{name} = {value}\n"]).lstrip()
+
+
+SPREADS_THE_POINT = _cell("numerical_gradient", chapter01.gradient_spread)
+DIFFERENCE_QUOTIENT = _cell("my_diff", chapter02.substitute, chapter02.difference_quotient)
+FOLDS_IN_PLACE = _cell("fold_constants", chapter02.fold_in_place)
+FOLDS_TO_A_NUMBER = _cell("fold_constants", chapter02.fold_to_a_number)
+RECURSIVE_WITH_A_HIGHER_LIMIT = _cell(
+    "topological_order", chapter04.recursive_order, chapter04.recursive_with_a_higher_limit
+)
+TRAINED_WITHOUT_BACKWARD = _cell("train", chapter04.numpy_network, imports="import numpy as np")
+
 # --- chapter 01 -------------------------------------------------------------------
 
-SPREADS_THE_POINT = """
-def numerical_gradient(f, xs, h=1e-5):
-    grad = []
-    for i in range(len(xs)):
-        up, down = list(xs), list(xs)
-        up[i] += h
-        down[i] -= h
-        grad.append((f(*up) - f(*down)) / (2 * h))  # the entries, not the point
-    return grad
-"""
 
 ANSWERS_A_DEQUE = """
 from collections import deque
@@ -52,60 +63,9 @@ def step_size(x):
 
 # --- chapter 02 -------------------------------------------------------------------
 
-DIFFERENCE_QUOTIENT = """
-def substitute(expr, var, value):
-    if isinstance(expr, Symbol):
-        return value if expr.name == var.name else expr
-    if isinstance(expr, Constant):
-        return expr
-    return Apply(expr.op, tuple(substitute(a, var, value) for a in expr.args))
-
-
-def my_diff(expr, var, h=1e-5):
-    return (substitute(expr, var, var + h) - substitute(expr, var, var - h)) / (2 * h)
-"""
-
-FOLDS_IN_PLACE = """
-def fold_constants(expr):
-    if isinstance(expr, Apply):
-        expr.args = tuple(fold_constants(a) for a in expr.args)
-        if all(isinstance(a, Constant) for a in expr.args):
-            return Constant(expr.evaluate())
-    return expr
-"""
-
-FOLDS_TO_A_NUMBER = """
-def fold_constants(expr):
-    if not isinstance(expr, Apply):
-        return expr
-    args = tuple(fold_constants(a) for a in expr.args)
-    args = tuple(Constant(a) if isinstance(a, float) else a for a in args)
-    if all(isinstance(a, Constant) for a in args):
-        return Apply(expr.op, args).evaluate()
-    return Apply(expr.op, args)
-"""
 
 # --- chapter 04 -------------------------------------------------------------------
 
-RECURSIVE_WITH_A_HIGHER_LIMIT = """
-import sys
-
-sys.setrecursionlimit(100_000)
-
-
-def topological_order(root):
-    order, seen = [], set()
-
-    def visit(node):
-        if id(node) not in seen:
-            seen.add(id(node))
-            for parent in node.parents:
-                visit(parent)
-            order.append(node)
-
-    visit(root)
-    return order
-"""
 
 REPLAYS_THE_LISTING = """
 import micrograd_edu.grading.runners.chapter04 as runners
@@ -138,100 +98,13 @@ def backward(root):
     raise NotImplementedError()
 """
 
-NO_BACKWARD_RULES = """
-class MyValue:
-    def __init__(self, data, parents=(), op=""):
-        self.data, self.grad, self.parents, self.op = float(data), 0.0, tuple(parents), op
-        self.label = ""
-        self._backward = lambda: None
-
-    def __add__(self, other):
-        other = other if isinstance(other, MyValue) else MyValue(other)
-        out = MyValue(self.data + other.data, (self, other), "add")
-
-        def _backward():
-            self.grad += out.grad
-            other.grad += out.grad
-
-        out._backward = _backward
-        return out
-
-    def __mul__(self, other):
-        other = other if isinstance(other, MyValue) else MyValue(other)
-        out = MyValue(self.data * other.data, (self, other), "mul")
-
-        def _backward():
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-
-        out._backward = _backward
-        return out
-
-    __radd__ = __add__
-    __rmul__ = __mul__
-
-    def tanh(self):
-        out = MyValue(math.tanh(self.data), (self,), "tanh")
-
-        def _backward():
-            self.grad += (1.0 - out.data**2) * out.grad
-
-        out._backward = _backward
-        return out
-
-    # the values only: no backward rule at all
-    def __pow__(self, k):
-        return MyValue(self.data**k, (self,), "pow")
-
-    def exp(self):
-        return MyValue(math.exp(self.data), (self,), "exp")
-
-    def relu(self):
-        return MyValue(max(self.data, 0.0), (self,), "relu")
-"""
-
-DIVISION_OF_ITS_OWN = NO_BACKWARD_RULES.replace(
-    "    # the values only: no backward rule at all",
-    """    def __pow__(self, k):
-        out = MyValue(self.data**k, (self,), "pow")
-
-        def _backward():
-            self.grad += k * self.data ** (k - 1) * out.grad
-
-        out._backward = _backward
-        return out
-
-    def __neg__(self):
-        return self * -1
-
-    def __sub__(self, other):
-        return self + (-other)
-
-    def __rsub__(self, other):
-        return other + (-self)
-
-    def __rtruediv__(self, other):
-        return other * self**-1
-
-    def __truediv__(self, other):  # a rule of its own, and calls of + * ** for show
-        other = other if isinstance(other, MyValue) else MyValue(other)
-        self + 0, self * 1, other**1
-        out = MyValue(self.data / other.data, (self, other), "div")
-
-        def _backward():
-            self.grad += out.grad / other.data
-            other.grad -= out.grad * self.data / other.data**2
-
-        out._backward = _backward
-        return out
-
-    # (exp and relu as the values only, below)""",
-).replace(
-    """    def __pow__(self, k):
-        return MyValue(self.data**k, (self,), "pow")
-
-""",
-    "",
+NO_BACKWARD_RULES = _cell(  # **, exp and relu make their values, with no backward rule
+    "MyValue",
+    chapter04.make_value_class,
+    value='make_value_class(pow="nothing", exp="nothing", relu="nothing")',
+)
+DIVISION_OF_ITS_OWN = _cell(  # with calls of +, * and ** for show
+    "MyValue", chapter04.make_value_class, value='make_value_class(div="dummy_calls")'
 )
 
 POLYNOMIAL_WITH_DUMMY_VALUES = """
@@ -247,22 +120,6 @@ def train(xs, ys):
     return [[0.0], [0.0], [0.0], float(np.polyval(coefficients, 0.0))]
 """
 
-TRAINED_WITHOUT_BACKWARD = """
-import numpy as np
-
-
-def train(xs, ys, hidden=8, steps=3000, lr=0.05):  # hand-derived numpy gradients
-    rng = np.random.default_rng(0)
-    w, b, v, c = rng.normal(size=hidden), rng.normal(size=hidden), np.zeros(hidden), 0.0
-    x, y = np.array(xs)[:, None], np.array(ys)
-    for _ in range(steps):
-        h = np.tanh(x * w + b)
-        e = h @ v + c - y
-        gh = (2 / len(xs)) * e[:, None] * v * (1 - h**2)
-        w, b = w - lr * (gh * x).sum(0), b - lr * gh.sum(0)
-        v, c = v - lr * (2 / len(xs)) * h.T @ e, c - lr * (2 / len(xs)) * e.sum()
-    return [w, b, v, c]
-"""
 
 # --- chapter 05 -------------------------------------------------------------------
 

@@ -516,25 +516,30 @@ def _table(seen: dict) -> list[list[float]] | None:
     return None if any(r is None for r in rows) else rows
 
 
-def _jacobian_is(model: Callable[[list[list[float]]], list[list[float]]]):
-    """The mistake whose table, made from the right Jacobian J, the student returned."""
+def _jacobian_is(
+    model: Callable[[list[list[float]]], list[list[float]]], tolerance: float = 1e-10
+) -> Callable[[Case, dict], bool]:
+    """The mistake whose table, made from the right Jacobian J, the student returned (to
+    ``tolerance``), where it is not the right one (to 1e-10)."""
 
     def matches(case: Case, seen: dict) -> bool:
         rows, right = _table(seen), _exact_jacobian(case)
         want = model(right)
-        return (
-            rows is not None
-            and want != right
-            and len(rows) == len(want)
-            and all(len(r) == len(w) for r, w in zip(rows, want, strict=True))
-            and all(
-                close(a, b, 1e-10, 1e-10)
-                for r, w in zip(rows, want, strict=True)
-                for a, b in zip(r, w, strict=True)
-            )
-        )
+        return rows is not None and _equal(rows, want, tolerance) and not _equal(rows, right, 1e-10)
 
     return matches
+
+
+def _equal(rows: list[list[float]], want: list[list[float]], tolerance: float) -> bool:
+    return (
+        len(rows) == len(want)
+        and all(len(r) == len(w) for r, w in zip(rows, want, strict=True))
+        and all(
+            close(a, b, tolerance, tolerance)
+            for r, w in zip(rows, want, strict=True)
+            for a, b in zip(r, w, strict=True)
+        )
+    )
 
 
 def _seeded_all_ones(j: list[list[float]]) -> list[list[float]]:
@@ -573,21 +578,6 @@ _PASSES_MISTAKES = (
 )
 
 
-def _approximately(case: Case, seen: dict) -> bool:
-    """A Jacobian right to 1e-5 but not to 1e-10: finite differences, not forward mode."""
-    rows, right = _table(seen), _exact_jacobian(case)
-    return (
-        rows is not None
-        and len(rows) == len(right)
-        and all(len(r) == len(w) for r, w in zip(rows, right, strict=True))
-        and all(
-            close(a, b, 1e-5, 1e-5)
-            for r, w in zip(rows, right, strict=True)
-            for a, b in zip(r, w, strict=True)
-        )
-    )
-
-
 JACOBIAN = register(
     Exercise(
         "03.jacobian_forward",
@@ -606,8 +596,8 @@ JACOBIAN = register(
                 _judge_jacobian,
                 mistakes=(
                     *_JACOBIAN_MISTAKES,
-                    Mistake(
-                        _approximately,
+                    Mistake(  # finite differences, right to 5 digits only
+                        _jacobian_is(lambda j: j, 1e-5),
                         "right to about 5 digits, not exactly: that is an approximation "
                         "(finite differences?); one forward pass seeded with e_j gives column "
                         "j exactly",

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from ..rules import MATH
 from .plain import as_float, describe
 
 __all__ = ["Nodes", "OPERATIONS", "valid", "evaluate", "tangent", "tree_size", "is_tree"]
@@ -77,16 +78,8 @@ class _Arithmetic:
         self.__dict__.update(functions)
 
 
-FLOAT = _Arithmetic(
-    float,
-    sin=math.sin,
-    cos=math.cos,
-    tan=math.tan,
-    exp=math.exp,
-    log=math.log,
-    sqrt=math.sqrt,
-    tanh=math.tanh,
-)
+_FUNCTIONS = ("sin", "cos", "tan", "exp", "log", "sqrt", "tanh")
+FLOAT = _Arithmetic(float, **{name: getattr(MATH, name) for name in _FUNCTIONS})
 DECIMAL = _Arithmetic(
     Decimal,
     sin=_sin,

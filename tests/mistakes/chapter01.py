@@ -51,25 +51,20 @@ def richardson(w1, w2, divide):
     )
 
 
-def not_restored(f, xs, h=1e-5):
+def not_restored(f, xs, h=1e-5, back=False):
     grad = []
     for i in range(len(xs)):
         xs[i] += h
         up = f(xs)
         xs[i] -= 2 * h
         grad.append((up - f(xs)) / (2 * h))
+        if back:
+            xs[i] += h  # back by adding h: the float may differ in its last digits
     return grad
 
 
 def moved_and_back(f, xs, h=1e-5):
-    grad = []
-    for i in range(len(xs)):
-        xs[i] += h
-        up = f(xs)
-        xs[i] -= 2 * h
-        grad.append((up - f(xs)) / (2 * h))
-        xs[i] += h  # back by adding h: the float may differ in its last digits
-    return grad
+    return not_restored(f, xs, h, back=True)
 
 
 def one_sided_gradient(f, xs, h=1e-5):

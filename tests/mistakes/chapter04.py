@@ -182,9 +182,11 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
         def __truediv__(self, other):
             if div == "todo":
                 raise NotImplementedError()
-            if div != "own_rule":
+            if div not in ("own_rule", "dummy_calls"):
                 return self * other**-1
             other = other if isinstance(other, MyValue) else MyValue(other)
+            if div == "dummy_calls":  # calls of the primitives, for show
+                self + 0, self * 1, other**1
             out = MyValue(self.data / other.data, (self, other), "div")
 
             def _backward():
