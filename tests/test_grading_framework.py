@@ -209,3 +209,17 @@ def test_a_check_result_round_trips_with_its_waiting_field():
 
     r = ExerciseResult("x", "t", 0.0, 1.0, "failed", (CheckResult("c", False, waiting="m"),))
     assert _result(asdict(r)) == r
+
+
+def test_a_hint_another_check_contradicts_is_dropped():
+    # "plus one" is modelled by both checks: the answer fits it on the first and not on the
+    # second, so it is not the mistake made, on either
+    ex = _exercise(*(_check(name, mistakes=(PLUS_ONE,), right=_right) for name in ("a", "b")))
+    off = [{"value": 3.0}, {"value": 5.0}]
+    result = judge(ex, CASES * 2, _observed(off, [{"value": 7.0}, {"value": 9.0}]))
+    assert [c.hint for c in result.checks] == ["", ""]
+    result = judge(ex, CASES * 2, _observed(off, off))
+    assert [c.hint for c in result.checks] == ["plus one", "plus one"]
+    # a check whose failures are explained plainly (here a factor) does not contradict
+    result = judge(ex, CASES * 2, _observed(off, [{"value": 4.0}, {"value": 8.0}]))
+    assert [c.hint for c in result.checks] == ["plus one", ""]

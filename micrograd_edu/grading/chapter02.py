@@ -165,7 +165,7 @@ def _approximate(tree_of: Callable[[Case], tuple[Nodes, list[dict], str]]) -> Mi
         tree, points, var = tree_of(case)
         found = _compare(nodes, tree, points, var)
         return found is not None and all(
-            _digits(evaluate(nodes, p), tangent(tree, p, var)) >= 5 for p in points
+            _digits(evaluate(nodes, p), tangent(tree, p, var)) >= 3 for p in points
         )
 
     return Mistake(

@@ -247,10 +247,15 @@ def _best(t: int, s: int) -> int:
 
 
 def _segment_cases(rng: random.Random) -> list[Case]:
-    cases = []
-    for s in (1, 3, rng.randint(4, 12), rng.randint(20, 60)):
-        t = rng.randint(1_000, 200_000)
-        cases.append({"T": t, "s": s})
+    """Steps of one and of several operations; and, for each whole number next to √(T/s),
+    a case where it is not the best (the peak jumps where T / k rounds up)."""
+    cases = [{"T": rng.randint(1_000, 200_000), "s": s} for s in (1, 3, rng.randint(20, 60))]
+    for pick in (math.floor, math.ceil):
+        while True:
+            t, s = rng.randint(1_000, 200_000), rng.randint(1, 12)
+            if _peak(t, s, max(1, pick(math.sqrt(t / s)))) != _best(t, s):
+                cases.append({"T": t, "s": s})
+                break
     return cases
 
 
@@ -284,11 +289,6 @@ def _rounded(x: float) -> list[float]:
     return [math.floor(x), math.ceil(x), round(x)]
 
 
-def _close_to_best(case: Case, seen: dict) -> bool:
-    k, t, s = _length(seen), case["T"], case["s"]
-    return k is not None and 1 <= k <= t and _peak(t, s, k) <= 1.01 * _best(t, s)
-
-
 _SEGMENT_MISTAKES = (
     Mistake(
         _chose(lambda t, s: _rounded(math.sqrt(t))),
@@ -313,7 +313,7 @@ _SEGMENT_MISTAKES = (
         name="one segment",
     ),
     Mistake(
-        _close_to_best,
+        _chose(lambda t, s: [math.floor(math.sqrt(t / s)), math.ceil(math.sqrt(t / s))]),
         "close, but not the least: the number of segments rounds up, so compare the whole "
         "numbers near your length",
         name="rounding",

@@ -154,34 +154,44 @@ class Check:
 
     def hint_for(self, failures: list[tuple[Case, Any]]) -> tuple[str, str]:
         """(the hint, what was seen) for the check's failures, each a case and what the
-        student's code returned on it.
-
-        The plain explanations come first (with ``right``): a wrong type or shape gets no
-        hint; a constant factor on every failing case only that of a mistake declared
-        with that ``factor``. Otherwise the hint of the first mistake whose model
-        reproduces every failure (on one small case two mistakes may give the same
-        output; across all the cases that failed only the one that was made fits), else
-        none. "What was seen" is a constant factor's plain explanation, or "" (a type
-        or a shape, the judge's reason says itself)."""
-        # The judge's alone: the sandbox mounts what the child runs, and it never judges.
-        from .explain import explain
-
-        explanation = None
-        if self.right is not None and failures:
-            pairs = []
-            for case, seen in failures:
-                try:
-                    pairs.append((self.right(case), seen))
-                except Exception:  # a right answer the grader cannot state explains nothing
-                    continue
-            explanation = explain(pairs)
+        student's code returned on it: the hint of the first of :meth:`fitting`, or the
+        check-level hint where the check models no mistake and nothing plainer fits.
+        "What was seen" is a constant factor's plain explanation, or "" (a type or a
+        shape, the judge's reason says itself)."""
+        explanation = self._explanation(failures)
         if explanation is not None and explanation.kind == "type":
             return "", ""  # the judge's reason says what the answer was
         seen_text = explanation.text if explanation else ""
         if not self.mistakes:
             return ("" if explanation else self.hint), seen_text
-        if not failures:
-            return "", ""
+        found = self.fitting(failures, explanation)
+        return (found[0].hint if found else ""), seen_text
+
+    def _explanation(self, failures: list[tuple[Case, Any]]) -> Any:
+        # The judge's alone: the sandbox mounts what the child runs, and it never judges.
+        from .explain import explain
+
+        if self.right is None or not failures:
+            return None
+        pairs = []
+        for case, seen in failures:
+            try:
+                pairs.append((self.right(case), seen))
+            except Exception:  # a right answer the grader cannot state explains nothing
+                continue
+        return explain(pairs)
+
+    def fitting(self, failures: list[tuple[Case, Any]], explanation: Any = ...) -> list[Mistake]:
+        """The mistakes that explain ``failures``, in order. The plain explanations come
+        first (with ``right``): a wrong type or shape is explained by no mistake; a
+        constant factor on every failing case only by a mistake declared with that
+        ``factor``. Otherwise a mistake explains the failures when its model reproduces
+        every one of them (on one small case two mistakes may give the same output;
+        across all the cases that failed only the one that was made fits)."""
+        if explanation is ...:
+            explanation = self._explanation(failures)
+        if not failures or (explanation is not None and explanation.kind == "type"):
+            return []
 
         def fits(mistake: Mistake, case: Case, seen: Any) -> bool:
             try:
@@ -189,6 +199,7 @@ class Check:
             except Exception:  # a malformed observation matches no model
                 return False
 
+        found = []
         for mistake in self.mistakes:
             if mistake.factor is not None:
                 if not mistake.is_factor(explanation.factor if explanation else None):
@@ -196,8 +207,8 @@ class Check:
             elif explanation is not None:  # a plainer explanation fits: not this mistake
                 continue
             if mistake.matches is None or all(fits(mistake, case, seen) for case, seen in failures):
-                return mistake.hint, seen_text
-        return "", seen_text
+                found.append(mistake)
+        return found
 
 
 @dataclass(frozen=True)
@@ -515,6 +526,37 @@ def _shares(ex: Exercise) -> list[float]:
     return shares
 
 
+def _consistent(
+    ex: Exercise, results: list[CheckResult], failed: list[list[tuple[Case, Any]]]
+) -> list[CheckResult]:
+    """``results`` with each modelled hint chosen among the mistakes that explain the check's
+    failures AND those of every other check naming that mistake which failed: a mistake
+    made fits everywhere (counting only a node's first argument looks like counting the
+    leaves on one tree, not on the next), so a hint another check contradicts is dropped."""
+    # (a check whose failures a plain explanation covers, or a raise reported above,
+    # neither supports nor contradicts a mistake)
+    fitting = [
+        {m.name for m in check.fitting(failures)}
+        if failures and result.ran and check._explanation(failures) is None
+        else None
+        for check, failures, result in zip(ex.checks, failed, results, strict=True)
+    ]
+
+    def agreed(i: int, name: str) -> bool:
+        return not name or all(
+            fits is None or j == i or name in fits or name not in {m.name for m in other.mistakes}
+            for j, (other, fits) in enumerate(zip(ex.checks, fitting, strict=True))
+        )
+
+    out = list(results)
+    for i, (check, result) in enumerate(zip(ex.checks, results, strict=True)):
+        if not check.mistakes or not result.hint or not failed[i]:
+            continue
+        mistakes = [m for m in check.fitting(failed[i]) if agreed(i, m.name)]
+        out[i] = replace(result, hint=mistakes[0].hint if mistakes else "")
+    return out
+
+
 def _waits_for(ex: Exercise, index: int) -> tuple[str, ...]:
     after = ex.checks[index].after
     if after is None:
@@ -542,7 +584,7 @@ def judge(
     if flat and all(isinstance(s, dict) and s.get("not_attempted") for s in flat):
         return _zero(ex, "not attempted", NOT_ATTEMPTED)
     shares = _shares(ex)
-    results, raised = [], set()
+    results, raised, failed = [], set(), []  # failed: each check's failures
     calls, requests = _by_case(observed, "calls"), _by_case(observed, "requests")
     for i, (check, check_cases, seen_cases) in enumerate(
         zip(ex.checks, cases, per_check, strict=True)
@@ -561,6 +603,7 @@ def judge(
             if why is not None:
                 reason = reason or why  # the first failure is the one reported
                 failures.append((case, seen))
+        failed.append(failures)
         if failures:
             hint, seen_text = check.hint_for(failures)
             if seen_text and len(failures) > 1 and not hint and reason is not None:
@@ -579,6 +622,7 @@ def judge(
         results.append(
             CheckResult(check.name, reason is None, hint, reason or "", True, 0.0, share)
         )
+    results = _consistent(ex, results, failed)
     if any(r.passed for r in results):  # it works elsewhere: a raise is this case's mistake
         results = [  # (a check-level hint: no model backs it, so chapters prefer a Mistake)
             replace(r, hint=check.hint) if r.ran and not r.passed and not r.hint else r

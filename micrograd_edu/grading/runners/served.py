@@ -53,7 +53,7 @@ def remote(case: Case, n: int) -> Callable[[Any], float]:
 
     def f(*args: Any) -> float:
         takes = f"f takes one argument, a list of {n} number{'s' * (n != 1)}: call f(point)"
-        if len(args) != 1:
+        if len(args) != 1 or as_float(to_plain(args[0])) is not None:  # f(*point), or f(x)
             raise TypeError(f"{takes}, not f(*point); it was given {_kinds(args)}")
         return case["ask"](_numbers(args[0], n, takes))
 
