@@ -14,14 +14,16 @@ def grade(exercise_id, functions, seed="test"):
 
 
 def failed_checks(result):
-    return {c.name for c in result.checks if not c.passed}
+    """The checks whose property does not hold (one that holds but waits for another,
+    Check.after, earns nothing yet and has not failed)."""
+    return {c.name for c in result.checks if c.failed}
 
 
 def explained(result):
     """Every failed check says why: a hint for a mistake it saw, the student's line for a
     raise, or that a raise above stopped it (no hint: that mistake was not seen)."""
     return all(
-        c.hint or c.reason.startswith("raised ") or not c.ran for c in result.checks if not c.passed
+        c.hint or c.reason.startswith("raised ") or not c.ran for c in result.checks if c.failed
     )
 
 

@@ -1,230 +1,87 @@
-"""Chapter 05's checks: correct answers pass on any seed, each mistake fails the check
-aimed at it (with its own hint and no other)."""
+"""Chapter 05: the judges' closed forms against the engines, measured, and what the
+checks reward (the mistakes themselves are in tests/mistakes/chapter05.py)."""
 
+import math
+import random
+
+import numpy as np
 import pytest
-from grading_helpers import failed_checks
-from grading_helpers import grade as grade_directly
+from grading_helpers import grade
+from mistakes.chapter05 import CORRECT, vjp_by_rows
 
 import micrograd_edu as mg
-from micrograd_edu.grading import chapter
+from micrograd_edu import functions as F
+from micrograd_edu.course.work import checkpointed_gradient, count_work
+from micrograd_edu.grading.chapter05 import _best, _peak
+from micrograd_edu.grading.references import work_reference
 
 
-def jacobian_cost(n, m, ops):
-    return n * ops, (1 + m) * ops
+def program(n, m):
+    """The exercise notebook's program(n, m), as it is written there."""
+
+    def f(*xs):
+        s = xs[0] * xs[0]
+        for x in xs[1:]:
+            s = s + x * x
+        return [F.tanh(s * c) for c in range(1, m + 1)]
+
+    return f
 
 
-def choose_mode(n, m):
-    forward, reverse = jacobian_cost(n, m, 1)
-    return "forward" if forward < reverse else "reverse"
+@pytest.mark.parametrize("n, m", [(1, 1), (1, 5), (2, 1), (3, 4), (7, 2), (12, 9)])
+def test_the_judges_work_is_what_the_engines_do(n, m):
+    xs = np.random.default_rng(n * 31 + m).uniform(-1, 1, size=n).tolist()
+    measured = count_work(program(n, m), xs)
+    assert (measured.forward, measured.reverse) == work_reference(n, m)
 
 
-def vjp(f, xs, v):
-    inputs = [mg.Value(x) for x in xs]
-    outputs = f(*inputs)
-    total = sum((vi * y for vi, y in zip(v, outputs, strict=True)), mg.Value(0.0))
-    total.backward()
-    return [x.grad for x in inputs]
+def test_a_plant_in_the_model_is_caught_by_the_measurement():
+    # the old model, a whole-graph sweep per output, differs from what the engine does
+    measured = count_work(program(3, 4), [0.1, 0.2, 0.3])
+    ops = 2 * 3 - 1 + 2 * 4
+    assert measured.reverse != (1 + 4) * ops
 
 
-CORRECT = {
-    "jacobian_cost": jacobian_cost,
-    "choose_mode": choose_mode,
-    "vjp": vjp,
-}
+@pytest.mark.parametrize("steps, every", [(1, 1), (10, 3), (37, 6), (40, 40), (64, 1)])
+def test_the_judges_peak_is_what_checkpointing_holds(steps, every):
+    def step(x, w):
+        return F.sin(x) * w + x
+
+    found = checkpointed_gradient(step, 0.4, 0.8, steps, every)
+    assert found.peak == _peak(steps, 3, every) and found.evaluations == 2 * steps
+    # and the gradient is the one a full recording gives
+    x, w = mg.Value(0.4), mg.Value(0.8)
+    y = x
+    for _ in range(steps):
+        y = step(y, w)
+    y.backward()
+    assert math.isclose(found.grad_x0, x.grad, rel_tol=1e-12)
+    assert math.isclose(found.grad_w, w.grad, rel_tol=1e-12)
 
 
-def grade(exercise_id, functions, seed="test"):
-    """Grade with the correct answers standing in for the functions not given."""
-    return grade_directly(exercise_id, {**CORRECT, **functions}, seed)
+def test_the_best_segment_length_is_found_among_every_length():
+    rng = random.Random(0)
+    for _ in range(40):
+        steps, s = rng.randint(1, 3000), rng.randint(1, 40)
+        every_length = min(_peak(steps, s, k) for k in range(1, steps + 1))
+        assert _best(steps, s) == every_length
 
 
-@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(6)])
-def test_reference_answers_pass_every_check_on_any_seed(seed):
-    for ex in chapter("05"):
-        result = grade(ex.id, {}, seed)
-        assert result.passed, (ex.id, [(c.name, c.reason) for c in result.checks])
+@pytest.mark.parametrize("seed", [f"seed{i}" for i in range(4)])
+def test_m_sweeps_from_one_call_earn_full_marks(seed):
+    # the cost of m sweeps cannot be seen from outside the child; one call of f can
+    assert grade("05.vjp", {"vjp": vjp_by_rows}, seed).score == 3
 
 
-CHAPTER05_HINTS = {  # a phrase of each targeted hint: a mistake gets its own and no other
-    "per output": "one pass per output",
-    "extra pass": "one pass too many",
-    "column": "a whole column of the Jacobian",
-    "no recording": "the sweeps need a graph",
-    "per input": "one sweep per input",
-    "one sweep": "with m outputs, how many sweeps",
-    "one input": "with a single input",
-    "one output": "with a single output",
-    "unweighted": "each with weight 1",
-    "one output only": "only one output's contribution",
-    "calls per input": "one call per input",
-    "calls per output": "one call per output",
-    "finite differences": "as many calls as finite differences",
-    "rows": "a backward pass per output",
-    "no sweep": "no backward pass",
-    "square": "with as many inputs as outputs",
-}
+def test_choose_mode_cases_fall_on_both_sides_of_the_boundary_away_from_the_diagonal():
+    from micrograd_edu.grading import exercise
+    from micrograd_edu.grading.registry import draw_cases
 
-
-def _assert_own_hint(result, own):
-    own = own if isinstance(own, tuple) else (own,)
-    hints = [c.hint for c in result.checks if not c.passed and c.hint]
-    others = [p for key, p in CHAPTER05_HINTS.items() if key not in own]
-    assert not any(p in h for h in hints for p in others), hints
-    if own != (None,):
-        assert hints and all(any(CHAPTER05_HINTS[k] in h for k in own) for h in hints), hints
-
-
-@pytest.mark.parametrize(
-    "wrong, failing, hint",
-    [
-        (  # the two costs swapped
-            lambda n, m, ops: (m * ops, n * ops),
-            {"forward mode, for any number of inputs", "reverse mode, for any number of outputs"},
-            ("per output", "per input"),
-        ),
-        (
-            lambda n, m, ops: (n * ops, m * ops),
-            {"reverse mode, for any number of outputs"},
-            "no recording",
-        ),
-        (
-            lambda n, m, ops: ((1 + n) * ops, (1 + m) * ops),
-            {"forward mode, for any number of inputs"},
-            "extra pass",
-        ),
-        (
-            lambda n, m, ops: (n * m * ops, (1 + m) * ops),
-            {"forward mode, for any number of inputs"},
-            "column",
-        ),
-        (
-            lambda n, m, ops: (n * ops, ops),
-            {"reverse mode, for any number of outputs"},
-            "one sweep",
-        ),
-        (
-            lambda n, m, ops: (n * ops, 2 * m * ops),
-            {"reverse mode, for any number of outputs"},
-            None,
-        ),
-    ],
-)
-def test_jacobian_cost_mistakes(wrong, failing, hint):
-    result = grade("05.jacobian_cost", {"jacobian_cost": wrong})
-    assert failed_checks(result) == failing
-    _assert_own_hint(result, hint)
-
-
-@pytest.mark.parametrize(
-    "wrong, failing, hint",
-    [
-        (
-            lambda n, m: "reverse",
-            {
-                "a curve: one input, many outputs",
-                "wide and tall Jacobians",
-                "square ones, and one with two inputs more than outputs",
-            },
-            ("one input", "square"),
-        ),
-        (lambda n, m: "forward", None, ("one output", None)),
-        (lambda n, m: "forward" if m < 1 + n else "reverse", None, ("one output", "one input")),
-        (lambda n, m: "Reverse mode", None, None),
-        (
-            lambda n, m: "forward" if n < m else "reverse",
-            {"square ones, and one with two inputs more than outputs"},
-            ("square", None),
-        ),
-    ],
-)
-def test_choose_mode_mistakes(wrong, failing, hint):
-    result = grade("05.choose_mode", {"choose_mode": wrong})
-    assert not result.passed
-    if failing is not None:
-        assert failed_checks(result) == failing
-    own = hint if isinstance(hint, tuple) else (hint,)
-    _assert_own_hint(result, tuple(k for k in own if k) or None)
-
-
-def vjp_ignoring_v(f, xs, v):
-    inputs = [mg.Value(x) for x in xs]
-    for y in f(*inputs):
-        if isinstance(y, mg.Value):
-            y.backward()
-    return [x.grad for x in inputs]
-
-
-def vjp_last_output(f, xs, v):
-    inputs = [mg.Value(x) for x in xs]
-    (v[-1] * f(*inputs)[-1]).backward()
-    return [x.grad for x in inputs]
-
-
-def vjp_by_columns(f, xs, v):
-    out = []
-    for j in range(len(xs)):
-        _, column = mg.jvp(f, xs, [float(k == j) for k in range(len(xs))])
-        out.append(sum(vi * c for vi, c in zip(v, column, strict=True)))
-    return out
-
-
-def vjp_per_output(f, xs, v):
-    inputs = [mg.Value(x) for x in xs]
-    for k, weight in enumerate(v):
-        (weight * f(*inputs)[k]).backward()  # leaves accumulate: right, but m calls
-    return [x.grad for x in inputs]
-
-
-def vjp_by_rows(f, xs, v):
-    inputs = [mg.Value(x) for x in xs]
-    outputs = f(*inputs)  # one call, then one sweep per output: the Jacobian, row by row
-    rows = []
-    for y in outputs:
-        for x in inputs:
-            x.grad = 0.0
-        y.backward()
-        rows.append([x.grad for x in inputs])
-    return [sum(w * row[j] for w, row in zip(v, rows, strict=True)) for j in range(len(xs))]
-
-
-def vjp_weighted_right(f, xs, v):
-    inputs = [mg.Value(x) for x in xs]
-    total = sum((w * y for w, y in zip(v, f(*inputs), strict=True)), mg.Value(0.0))
-    total.backward()
-    return [x.grad * 1.01 for x in inputs]  # weighted by v, then spoiled: no model fits
-
-
-@pytest.mark.parametrize(
-    "wrong, failing, hint",
-    [
-        (
-            vjp_ignoring_v,
-            {"vᵀJ matches a numerical Jacobian", "one backward pass"},
-            ("unweighted", "rows"),
-        ),
-        (vjp_last_output, {"vᵀJ matches a numerical Jacobian"}, "one output only"),
-        (
-            vjp_by_columns,
-            {"one evaluation of f", "one backward pass"},
-            ("calls per input", "no sweep"),
-        ),
-        (
-            vjp_per_output,
-            {"one evaluation of f", "one backward pass"},
-            ("calls per output", "rows"),
-        ),
-        (vjp_by_rows, {"one backward pass"}, "rows"),
-        # weighted by v: it must not hear "weigh each output", nor fail the count of calls
-        (
-            vjp_weighted_right,
-            {"vᵀJ matches a numerical Jacobian", "m = 1, v = [1]: the gradient"},
-            None,
-        ),
-    ],
-)
-def test_vjp_mistakes(wrong, failing, hint):
-    result = grade("05.vjp", {"vjp": wrong})
-    assert failed_checks(result) == failing
-    _assert_own_hint(result, hint)
-    own = hint if isinstance(hint, tuple) else (hint,)
-    assert "one evaluation of f" not in failed_checks(result) or own[0].startswith("calls")
+    ex = exercise("05.choose_mode")
+    modes, off_diagonal = set(), 0
+    for k in range(20):
+        for case in draw_cases(ex, f"s{k}")[0]:
+            modes.add(CORRECT["choose_mode"](case["n"], case["m"]))
+            naive = "forward" if case["n"] < case["m"] else "reverse"
+            off_diagonal += naive != CORRECT["choose_mode"](case["n"], case["m"])
+    assert modes == {"forward", "reverse"} and off_diagonal > 20

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..scalar.numerical import central_difference as central_quotient
+from .explain import REAL
 from .plain import as_float, close, describe
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter01 import _function, _run_halving, _run_quotient
@@ -153,13 +154,13 @@ def _scale(got: float, want: float, h: float) -> str | None:
     return None
 
 
-def _scaled(exact: Exact, which: Callable[[str], bool], from_degree: int = 0) -> Callable:
+def _scaled(exact: Exact, which: Callable[[str], bool]) -> Callable:
     """A mistake whose value is the right one times a scale ``which`` accepts (see
-    :func:`_scale`), on polynomials of degree ``from_degree`` or more."""
+    :func:`_scale`)."""
 
     def matches(case: Case, seen: dict) -> bool:
         got = as_float(seen.get("value"))
-        if got is None or _degree(case) < from_degree:
+        if got is None:
             return False
         scale = _scale(got, exact(case["coefficients"], case["x"], case["h"]), case["h"])
         return scale is not None and which(scale)
@@ -167,35 +168,38 @@ def _scaled(exact: Exact, which: Callable[[str], bool], from_degree: int = 0) ->
     return matches
 
 
-def _wrong_divisor(exact: Exact) -> Mistake:
-    """The right combination of f's values divided by the wrong amount. Judged on a
-    polynomial of degree 2 or more only: on a line many a wrong combination gives a
-    simple multiple of the slope too."""
-    return Mistake(
-        _scaled(exact, lambda scale: scale != "-1", from_degree=2),
-        "the combination of f's values is right, but not what it is divided by: once the "
-        "other terms cancel, which power of h (and which number) is left in front of the "
-        "derivative you want?",
+_DIVISOR = (
+    "the combination of f's values is right, but not what it is divided by: once the "
+    "other terms cancel, which power of h (and which number) is left in front of the "
+    "derivative you want?"
+)
+
+
+def _power_of_two(c: float) -> bool:
+    return c > 0 and abs(math.log2(c) - round(math.log2(c))) < 1e-9 and round(math.log2(c)) != 0
+
+
+def _wrong_divisor(exact: Exact) -> tuple[Mistake, Mistake]:
+    """The right combination of f's values divided by the wrong amount: by a wrong number
+    (the same factor on every case, a power of 2), or by a wrong power of h (a factor
+    that changes with h from case to case)."""
+    return (
+        Mistake(None, _DIVISOR, name="divisor", factor=_power_of_two),
+        Mistake(_scaled(exact, lambda scale: "h" in scale), _DIVISOR, name="divisor"),
     )
 
 
-def _opposite_sign(exact: Exact) -> Mistake:
-    return Mistake(
-        _scaled(exact, lambda scale: scale == "-1"),
-        "it has the opposite sign: try your weights on f(t) = t (or t² for f'') by hand",
-    )
+_SIGN = "it has the opposite sign: try your weights on f(t) = t (or t² for f'') by hand"
+_OPPOSITE = Mistake(None, _SIGN, name="sign", factor=-1.0)
+
+
+def _value_right(exact: Exact) -> Callable[[Case], dict]:
+    return lambda case: {"value": exact(case["coefficients"], case["x"], case["h"])}
 
 
 def _is_nan(value: Any) -> bool:
     number = as_float(value)
     return number is not None and math.isnan(number)
-
-
-def _on_low_degree(hint: str) -> Mistake:
-    """Wrong on a constant or a line, which every quotient here gets exactly."""
-    return Mistake(
-        lambda case, seen: _degree(case) <= 1 and as_float(seen.get("value")) is not None, hint
-    )
 
 
 def _one_sided_exact(c: list[float], x: float, h: float) -> float:
@@ -220,43 +224,44 @@ _LOOKS_LEFT = Mistake(
     lambda case, seen: _is_nan(seen.get("value")),
     "at the edge of a domain (√t at 0, a simulation at its start time) f has no values "
     "left of x: this quotient may use only x, x + h and x + 2h",
+    name="left of x",
 )
 ONE_SIDED_MISTAKES = (
-    Mistake(_quotient_is(lambda p, x, h: (p(x + h) - p(x)) / h), _TWO_POINTS),
-    Mistake(_quotient_is(lambda p, x, h: (p(x + 2 * h) - p(x)) / (2 * h)), _TWO_POINTS),
+    Mistake(_quotient_is(lambda p, x, h: (p(x + h) - p(x)) / h), _TWO_POINTS, name="two points"),
+    Mistake(
+        _quotient_is(lambda p, x, h: (p(x + 2 * h) - p(x)) / (2 * h)),
+        _TWO_POINTS,
+        name="two points",
+    ),
     Mistake(
         _quotient_is(central_quotient),
         "that is the central quotient, which needs f left of x; this one may use only "
         "x, x + h and x + 2h",
+        name="central",
     ),
-    _wrong_divisor(_one_sided_exact),
-    _opposite_sign(_one_sided_exact),
-    _on_low_degree(
-        "a constant's derivative is 0 and a line's is its slope, and a second-order "
-        "quotient gets both exactly: try your weights on f = 1 and on f(t) = t"
-    ),
+    *_wrong_divisor(_one_sided_exact),
+    _OPPOSITE,
 )
 SECOND_MISTAKES = (
     Mistake(
         _quotient_is(central_quotient),
         "that estimates f'(x), the first derivative; this one is f''(x)",
+        name="first derivative",
     ),
     Mistake(
         _quotient_is(lambda p, x, h: (p(x + 2 * h) - 2 * p(x + h) + p(x)) / h**2),
         "that combination is centred on x + h, not on x, so its error is proportional to h; "
         "use the points x - h, x and x + h",
+        name="off centre",
     ),
     Mistake(
         _quotient_is(lambda p, x, h: (p(x + 2 * h) - 2 * p(x) + p(x - 2 * h)) / (4 * h * h)),
         "that uses x ± 2h (a central quotient of central quotients, each of step h); "
         "use x - h, x and x + h, which make the error four times smaller",
+        name="wide",
     ),
-    _wrong_divisor(_second_exact),
-    _opposite_sign(_second_exact),
-    _on_low_degree(
-        "f'' of a constant or a line is 0, and a three-point quotient gets it exactly: "
-        "try your weights on f = 1 and on f(t) = t"
-    ),
+    *_wrong_divisor(_second_exact),
+    _OPPOSITE,
 )
 
 
@@ -265,12 +270,17 @@ _ONE_CENTRAL = (
     "that error cancels"
 )
 RICHARDSON_MISTAKES = (
-    Mistake(_quotient_is(central_quotient), _ONE_CENTRAL),
-    Mistake(_quotient_is(lambda p, x, h: central_quotient(p, x, h / 2)), _ONE_CENTRAL),
+    Mistake(_quotient_is(central_quotient), _ONE_CENTRAL, name="single central"),
+    Mistake(
+        _quotient_is(lambda p, x, h: central_quotient(p, x, h / 2)),
+        _ONE_CENTRAL,
+        name="single central",
+    ),
     Mistake(
         _quotient_is(lambda p, x, h: 2 * central_quotient(p, x, h / 2) - central_quotient(p, x, h)),
         "those weights cancel an error proportional to h, as a one-sided quotient has; "
         "the central difference's error starts at h²",
+        name="first-order weights",
     ),
     Mistake(
         _quotient_is(
@@ -278,11 +288,17 @@ RICHARDSON_MISTAKES = (
         ),
         "the h² terms do not cancel: which of the two steps has the smaller error, and "
         "which weight does it get?",
+        name="swapped",
     ),
-    _opposite_sign(_quartic_derivative),
-    _on_low_degree(
-        "on a constant or a line both central differences are exact, so the combination "
-        "must give back the same value: what must its weights add up to?"
+    _OPPOSITE,
+    # exact on these polynomials, the combination is off by a constant factor when its
+    # weights do not add up to what one central difference's weight is
+    Mistake(
+        None,
+        "both central differences are exact on a constant or a line, so the combination "
+        "must give back the same value: what must its weights add up to?",
+        name="weights add up",
+        factor=lambda c: c != -1.0,
     ),
 )
 
@@ -317,7 +333,6 @@ _RATIO_MISTAKES = {
     2: "the error halves with h, as a first-order quotient's does: a term in h was not cancelled",
     4: "the error falls 4x when h halves, as a second-order quotient's does: the h² "
     "terms were not cancelled",
-    16: "the error falls 16x when h halves, as a fourth-order quotient's does",
 }
 
 
@@ -326,10 +341,12 @@ def _order_check(
     functions: tuple[str, ...],
     h: float,
     ratio: float,
+    seen: tuple[float, ...],
     exact: dict[str, Callable[[float], float]] = DERIVATIVES,
 ) -> Check:
     """Halving h must divide the error by ``ratio`` (4, 16): the order of the method.
-    ``exact`` holds what ``name`` estimates, in closed form."""
+    ``seen``: the wrong ratios this quotient's typical mistakes give, each named by its
+    mistake model. ``exact`` holds what ``name`` estimates, in closed form."""
 
     def cases(rng: random.Random) -> list[Case]:
         return [{"f": f, "x": rng.uniform(-2, 2), "h": h} for f in functions]
@@ -348,9 +365,13 @@ def _order_check(
         )
 
     mistakes = tuple(
-        Mistake(lambda case, seen, r=r: _near(_error_ratio(exact, case, seen), r), hint)
+        Mistake(
+            lambda case, seen, r=r: _near(_error_ratio(exact, case, seen), r),
+            hint,
+            name=f"error ratio {r:g}",
+        )
         for r, hint in _RATIO_MISTAKES.items()
-        if r != ratio
+        if r in seen
     )
     return Check(
         f"error shrinks {ratio:g}x when h halves",
@@ -359,6 +380,7 @@ def _order_check(
         _run_halving(name),
         judge,
         mistakes=mistakes,
+        right=lambda case: {"coarse": REAL, "fine": REAL},
     )
 
 
@@ -378,6 +400,7 @@ ONE_SIDED = register(
                 _run_quotient("one_sided_difference"),
                 _judge_exact(_one_sided_exact, "derivative"),
                 mistakes=ONE_SIDED_MISTAKES,
+                right=_value_right(_one_sided_exact),
             ),
             Check(
                 "uses no point left of x",
@@ -386,8 +409,9 @@ ONE_SIDED = register(
                 _run_quotient("one_sided_difference"),
                 _judge_right_only,
                 mistakes=(_LOOKS_LEFT,),
+                right=lambda case: {"value": REAL},
             ),
-            _order_check("one_sided_difference", ("exp", "sinh"), 1e-2, 4),
+            _order_check("one_sided_difference", ("exp", "sinh"), 1e-2, 4, (0.5, 1, 2)),
         ),
         withheld=WITHHELD,
         answers=(
@@ -413,8 +437,11 @@ SECOND = register(
                 _run_quotient("second_difference"),
                 _judge_exact(_second_exact, "second derivative"),
                 mistakes=SECOND_MISTAKES,
+                right=_value_right(_second_exact),
             ),
-            _order_check("second_difference", ("exp", "cosh"), 5e-2, 4, SECOND_DERIVATIVES),
+            _order_check(
+                "second_difference", ("exp", "cosh"), 5e-2, 4, (0.25, 0.5, 1, 2), SECOND_DERIVATIVES
+            ),
         ),
         withheld=WITHHELD,
         answers=(
@@ -443,8 +470,9 @@ RICHARDSON = register(
                 _run_quotient("extrapolated_difference"),
                 _judge_exact(_quartic_derivative, "derivative"),
                 mistakes=RICHARDSON_MISTAKES,
+                right=_value_right(_quartic_derivative),
             ),
-            _order_check("extrapolated_difference", ("exp", "sinh"), 0.2, 16),
+            _order_check("extrapolated_difference", ("exp", "sinh"), 0.2, 16, (1, 4)),
         ),
         requires=reference_steps(central_difference="central_quotient"),
         withheld=WITHHELD,

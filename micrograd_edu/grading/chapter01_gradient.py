@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .chapter01 import SECOND_DERIVATIVES, WITHHELD, number_in
+from .explain import REAL
 from .plain import as_float, as_floats, close, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter01 import SMOOTH
@@ -130,23 +131,39 @@ _GRADIENT_MISTAKES = (
         _gradient_is("not restored"),
         "each partial derivative after the first is off by a little: when you differentiate "
         "along one coordinate, where do the coordinates you already handled stand?",
+        name="not restored",
     ),
     Mistake(
         _gradient_is("forward"),
         "your partial derivatives are off by about h: a one-sided quotient leaves an error "
         "proportional to h, where the lecture's central quotient cancels it",
+        name="one-sided",
     ),
     Mistake(
-        _gradient_is("sign"),
+        None,
         "every partial derivative has the wrong sign: which of the two points comes first "
         "in your difference?",
+        name="sign",
+        factor=-1.0,
     ),
     Mistake(
-        _gradient_is("over h"),
+        None,
         "every partial derivative is twice the right one: how far apart are the two "
         "points your quotient compares?",
+        name="over h",
+        factor=2.0,
+    ),
+    Mistake(
+        lambda case, seen: "not f(*point)" in str(seen.get("error", "")),
+        "f takes the point as one list, f(point): the statement's calling convention, which "
+        "the functions you will differentiate later (a loss of all the weights) follow too",
+        name="f(*xs)",
     ),
 )
+
+
+def _right_gradient(case: Case) -> dict:
+    return {"grad": _ring_gradient(case) if case["ring"] else _quadratic_gradient(case)}
 
 
 def _judge_gradient(case: Case, seen: dict) -> str | None:
@@ -188,13 +205,35 @@ def _judge_calls(case: Case, seen: dict) -> str | None:
     return f"f was evaluated {calls} times for {n} variables; 2n = {2 * n} is enough"
 
 
+def _calls_per_coordinate(case: Case, seen: dict) -> bool:
+    n, calls = len(case["xs"]), seen.get("calls")
+    return type(calls) is int and calls > 2 * n + 1 and calls % n == 0 and calls < 2 * n * n
+
+
+_CALL_MISTAKES = (
+    Mistake(
+        lambda case, seen: seen.get("calls") == 2 * len(case["xs"]) ** 2,
+        "2n² evaluations: the whole gradient was computed again for each coordinate; two "
+        "evaluations of f per partial derivative are enough",
+        name="gradient per coordinate",
+    ),
+    Mistake(
+        _calls_per_coordinate,
+        "more than two evaluations of f per coordinate: the central quotient needs f at "
+        "two points only, and f at xs itself not at all",
+        name="extra calls per coordinate",
+    ),
+)
+
+
 GRADIENT = register(
     Exercise(
         "01.numerical_gradient",
         "Numerical gradient",
         3,
         "numerical_gradient(f, xs, h) returns the list of partial derivatives of f at xs, "
-        "each a central difference in one coordinate.",
+        "each a central difference in one coordinate. f takes one argument, a list of n "
+        "numbers: call f(point).",
         ("numerical_gradient",),
         (
             Check(
@@ -205,6 +244,7 @@ GRADIENT = register(
                 _judge_gradient,
                 mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
+                right=_right_gradient,
             ),
             Check(
                 "gradient of a non-polynomial function",
@@ -214,6 +254,7 @@ GRADIENT = register(
                 _judge_gradient,
                 mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
+                right=_right_gradient,
             ),
             Check(
                 "leaves xs unchanged",
@@ -226,23 +267,26 @@ GRADIENT = register(
                         _left_moved,
                         "each coordinate ends h below where it started: the caller's point "
                         "must be exactly as it was after the call",
+                        name="moved",
                     ),
                     Mistake(
                         _rounded_back,
                         "the point came back changed in its last digits: adding h and then "
                         "subtracting it does not always give back the same float. Keep the "
                         "value and put it back, or move a copy",
+                        name="rounded back",
                     ),
                 ),
                 serve=_evaluate,
+                right=lambda case: {"xs_after": list(case["xs"])},
             ),
             Check(
                 "evaluates f O(n) times",
-                "two evaluations of f per partial derivative are enough; do not "
-                "recompute the whole gradient for each coordinate",
+                "",
                 _gradient_cases((5, 8)),
                 _run_gradient,
                 _judge_calls,
+                mistakes=_CALL_MISTAKES,
                 serve=_evaluate,
             ),
         ),
@@ -289,36 +333,62 @@ def _step_cases(spec: tuple[tuple[str, float, float], ...]) -> Callable:
     return cases
 
 
-def _judge_step(direction: str) -> Callable:
-    """Fail when the error is far above the best and h errs in ``direction``."""
-
-    def judge(case: Case, seen: dict) -> str | None:
-        h, problem = number_in(seen, "h")
-        if problem:
-            return problem
-        if not (math.isfinite(h) and h > 0):
-            return f"step_size({case['x']:.3g}) returned {h!r}; a step must be positive"
-        best, best_h = _best(case["f"], case["x"])
-        if _error(case["f"], case["x"], h) <= _TOLERANCE * best:
-            return None
-        if direction == "any" or (direction == "small") == (h < best_h):
-            what = "small" if h < best_h else "large"
-            return (
-                f"h = {h:.3g} at x = {case['x']:.3g} is too {what}: the error is far above the best"
-            )
+def _judge_step(case: Case, seen: dict) -> str | None:
+    """Fail when the error h gives is far above the best, saying which side h errs on."""
+    h, problem = number_in(seen, "h")
+    if problem:
+        return problem
+    if not (math.isfinite(h) and h > 0):
+        return f"step_size({case['x']:.3g}) returned {h!r}; a step must be positive"
+    best, best_h = _best(case["f"], case["x"])
+    error = _error(case["f"], case["x"], h)
+    if error <= _TOLERANCE * best:
         return None
-
-    return judge
+    what = "small" if h < best_h else "large"
+    return (
+        f"h = {h:.3g} at x = {case['x']:.3g} is too {what}: its error is {error / best:.3g} "
+        f"times the smallest any step gives ({_TOLERANCE} allowed)"
+    )
 
 
 def _step_below(limit: float) -> Callable[[Case, dict], bool]:
-    """The mistake of a step that is not a positive number of at least ``limit``."""
+    """The mistake of a positive step below ``limit`` (or of a step that is 0)."""
 
     def matches(case: Case, seen: dict) -> bool:
         h = as_float(seen.get("h"))
-        return h is None or not h >= limit
+        return h is not None and 0 <= h < limit
 
     return matches
+
+
+def _too(direction: str) -> Callable[[Case, dict], bool]:
+    """The mistake of a step whose error is far above the best because it is too small
+    (rounding dominates) or too large (truncation does)."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        h = as_float(seen.get("h"))
+        if h is None or not (math.isfinite(h) and h > 0):
+            return False
+        best, best_h = _best(case["f"], case["x"])
+        far = _error(case["f"], case["x"], h) > _TOLERANCE * best
+        return far and (h < best_h) == (direction == "small")
+
+    return matches
+
+
+_TOO_SMALL = Mistake(
+    _too("small"),
+    "h too small: the values of f agree in almost every digit, and the division blows up "
+    "what rounding left; where do this quotient's two errors balance?",
+    name="too small",
+)
+_TOO_LARGE = Mistake(
+    _too("large"),
+    "h too large: the truncation error, which grows with h, dominates; where do this "
+    "quotient's two errors balance?",
+    name="too large",
+)
+_A_STEP = {"h": REAL}
 
 
 # where each f'' stays clear of 0 (a relative error needs it)
@@ -342,47 +412,45 @@ STEP = register(
         ("step_size",),
         (
             Check(
-                "not so small that rounding error dominates",
-                "h too small: the values of f agree in almost every digit, and the division "
-                "blows up what rounding left; where do this quotient's two errors balance?",
+                "near the smallest error any step gives",
+                "",
                 _step_cases(_MODERATE),
                 _run_step,
-                _judge_step("small"),
-            ),
-            Check(
-                "not so large that truncation error dominates",
-                "h too large: the truncation error, which grows with h, dominates; where do "
-                "this quotient's two errors balance?",
-                _step_cases(_MODERATE),
-                _run_step,
-                _judge_step("large"),
+                _judge_step,
+                weight=2.0,
+                mistakes=(_TOO_SMALL, _TOO_LARGE),
+                right=lambda case: _A_STEP,
             ),
             Check(
                 "scales with |x|",
                 "",
                 _step_cases((("log", 1e3, 1e6), ("pow2.5", 1e3, 1e5), ("sqrt", 1e4, 1e6))),
                 _run_step,
-                _judge_step("any"),
+                _judge_step,
                 mistakes=(
                     Mistake(
                         _step_below(1e-2),  # grown with |x| >= 1e3, a good step is >= 0.1
                         "for large |x|, x + h keeps only the digits of h above ε|x|: the step "
                         "must grow with |x|",
+                        name="does not grow",
                     ),
                 ),
+                right=lambda case: _A_STEP,
             ),
             Check(
                 "works at x = 0",
                 "",
                 _step_cases((("exp", 0, 0), ("exp∘sin", 0, 0))),
                 _run_step,
-                _judge_step("any"),
+                _judge_step,
                 mistakes=(
                     Mistake(
                         _step_below(1e-12),
                         "a step proportional to |x| is 0 at x = 0: the step needs a floor",
+                        name="no floor",
                     ),
                 ),
+                right=lambda case: _A_STEP,
             ),
         ),
         withheld=WITHHELD,

@@ -4,10 +4,12 @@ A case carries its expression as plain data, a flat list of nodes in which
 each node names its arguments by position (``["const", 2]``, ``["var", "x"]``,
 ``["mul", 0, 1]``). ``run`` builds the package's ``Expr`` from it, calls the
 student's function and writes the returned tree back as such a list, reading
-only nodes of the package's exact classes. ``judge`` then evaluates those
-lists with its own small evaluator (``math``, never the package's
-``evaluate``) and compares with independent oracles: closed-form derivatives,
-central differences of the original expression, and node counts from its own
+only nodes of the package's exact classes (a number returned stays a number: it is
+not an expression). ``judge`` then evaluates those lists with its own arithmetic
+(:mod:`.trees`, never the package's ``evaluate``) and compares with independent
+oracles: the exact derivative of the original tree by forward mode, in floats and in
+40-digit decimals (a derivative is earned by the rules: a difference quotient written
+as an expression agrees in floats, never to 25 digits), and node counts from its own
 traversal.
 """
 
@@ -16,15 +18,27 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
-from ..scalar.numerical import central_difference
+from ..scalar.symbolic import Symbol
+from .explain import Kind
 from .plain import close, describe
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter02 import _LIBRARY, Nodes, _run_diff, _run_fold, _run_rule, _run_size, build
+from .runners.chapter02 import (
+    _LIBRARY,
+    _run_diff,
+    _run_fold,
+    _run_rule,
+    _run_size,
+    build,
+    encode,
+)
 from .steps import reference_steps
+from .trees import Nodes, evaluate, is_tree, tangent, tree_size, valid
 
-# The package's own answers to this chapter; the batch grader withholds them.
+# The package's own answers to this chapter; the batch grader withholds them (the
+# statements say so).
 WITHHELD = (
     "micrograd_edu.scalar.symbolic.diff",
     "micrograd_edu.scalar.symbolic.simplify",
@@ -34,77 +48,10 @@ WITHHELD = (
     # (the quotient and power rules, and a whole differentiator): absent from the child.
     "micrograd_edu.rules._rule(*partials)",
 )
-
-# The grader's own arithmetic: one entry per operation it can evaluate.
-_BINARY: dict[str, Callable[[float, float], float]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "pow": lambda a, b: a**b,
-}
-_UNARY: dict[str, Callable[[float], float]] = {
-    "neg": lambda a: -a,
-    "sin": math.sin,
-    "cos": math.cos,
-    "tan": math.tan,
-    "exp": math.exp,
-    "log": math.log,
-    "sqrt": math.sqrt,
-    "tanh": math.tanh,
-    "abs": abs,
-}
-
-
-# --- plain trees: built, read back, evaluated, counted ----------------------
-
-
-def _valid(nodes: Any) -> str | None:
-    """Why ``nodes`` (plain data from a submission) is not a node list, or None."""
-    if not isinstance(nodes, list) or not nodes:
-        return f"returned {describe(nodes)} where an expression was expected"
-    for k, node in enumerate(nodes):
-        if not isinstance(node, list) or not node or not isinstance(node[0], str):
-            return "returned something that is not an expression"
-        head, rest = node[0], node[1:]
-        if head in ("const", "var"):
-            ok = len(rest) == 1 and (
-                type(rest[0]) in (int, float) if head == "const" else type(rest[0]) is str
-            )
-        elif head in _BINARY or head in _UNARY:
-            arity = 2 if head in _BINARY else 1
-            ok = len(rest) == arity and all(type(i) is int and 0 <= i < k for i in rest)
-        else:
-            return f"the result uses the operation {head!r}, which this exercise does not need"
-        if not ok:
-            return "returned a malformed expression"
-    return None
-
-
-def evaluate(nodes: Nodes, values: dict[str, float]) -> float:
-    """The value of a node list at ``values``; NaN where it is undefined."""
-    out: list[float] = []
-    try:
-        for head, *rest in nodes:
-            if head == "const":
-                out.append(float(rest[0]))
-            elif head == "var":
-                out.append(float(values[rest[0]]))
-            elif head in _BINARY:
-                out.append(float(_BINARY[head](out[rest[0]], out[rest[1]])))
-            else:
-                out.append(float(_UNARY[head](out[rest[0]])))
-    except (ValueError, ZeroDivisionError, OverflowError, TypeError, KeyError):
-        return math.nan
-    return out[-1]
-
-
-def tree_size(nodes: Nodes) -> int:
-    """Nodes in the tree written out: a shared argument counts every time it is used."""
-    sizes: list[int] = []
-    for head, *rest in nodes:
-        sizes.append(1 if head in ("const", "var") else 1 + sum(sizes[i] for i in rest))
-    return sizes[-1]
+_WITHHELD_SAID = (
+    " The package's diff, simplify and size are withheld while this chapter is checked."
+)
+EXPRESSION = Kind("an expression", is_tree)
 
 
 class _Tree:
@@ -169,8 +116,68 @@ def _points(rng: random.Random, names: tuple[str, ...], lo: float = -1.5, hi: fl
 
 def _nodes(seen: dict, key: str) -> tuple[Nodes | None, str | None]:
     nodes = seen.get(key)
-    problem = _valid(nodes)
+    problem = valid(nodes)
     return (None, problem) if problem else (nodes, None)
+
+
+_EXACT = Decimal("1e-25")  # what a derivative by the rules keeps in 40-digit arithmetic
+
+
+def _digits(got: Any, want: Any) -> float:
+    """How many digits ``got`` shares with ``want`` (inf: all; 0 for NaN or far off)."""
+    if not (math.isfinite(got) and math.isfinite(want)):
+        return 0.0
+    error = abs(got - want) / max(abs(want), type(want)(1e-300))
+    return math.inf if error == 0 else max(0.0, -math.log10(float(error)))
+
+
+def _compare(nodes: Nodes, tree: Nodes, points: list[dict], var: str) -> tuple[int, float] | None:
+    """Where the derivative ``nodes`` differs from that of ``tree`` (the index of the
+    point, and how many digits it keeps there), or None: right in floats (to 1e-9) at
+    every point and then, in 40-digit arithmetic, to 25 digits."""
+    for k, point in enumerate(points):
+        got, want = evaluate(nodes, point), tangent(tree, point, var)
+        if not close(got, want, 1e-9, 1e-9):
+            return k, _digits(got, want)
+    for k, point in enumerate(points):
+        got, want = evaluate(nodes, point, exact=True), tangent(tree, point, var, exact=True)
+        if not (got.is_finite() and abs(got - want) <= _EXACT * max(1, abs(want))):
+            return k, _digits(got, want)
+    return None
+
+
+def _said(what: str, digits: float, got: float, want: float) -> str:
+    """What is wrong with a derivative, without the right one."""
+    if digits >= 3:
+        return f"{what} agrees with the right one to {int(digits)} digits only"
+    if want and close(-got, want, 1e-9, 1e-9):
+        return f"{what} has the wrong sign"
+    if want and got and math.isfinite(got):
+        return f"{what} is {got / want:.3g} times the right one"
+    return f"wrong {what}"
+
+
+def _approximate(tree_of: Callable[[Case], tuple[Nodes, list[dict], str]]) -> Mistake:
+    """A derivative right in floats but not exactly: an approximation, such as a
+    difference quotient written as an expression."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        nodes, problem = _nodes(seen, "derivative")
+        if problem:
+            return False
+        tree, points, var = tree_of(case)
+        found = _compare(nodes, tree, points, var)
+        return found is not None and all(
+            _digits(evaluate(nodes, p), tangent(tree, p, var)) >= 3 for p in points
+        )
+
+    return Mistake(
+        matches,
+        "right to many digits but not exactly: a difference quotient written as an "
+        "expression is an approximation; build the derivative from the rules, which give it "
+        "exactly",
+        name="approximation",
+    )
 
 
 # --- 1, 2: the quotient rule and the general power rule --------------------------
@@ -209,20 +216,32 @@ def _seen_values(case: Case, seen: dict) -> list[float] | None:
     return None if problem else [evaluate(nodes, {"x": x}) for x in case["xs"]]
 
 
-def _judge_rule(exact: Rule, what: str) -> Callable:
+def _rule_tree(function: str) -> Callable[[Case], tuple[Nodes, list[dict], str]]:
+    """The tree of u / v or u ** v for the case's u and v, its points and its variable."""
+
+    def tree_of(case: Case) -> tuple[Nodes, list[dict], str]:
+        x = Symbol("x")
+        u, v = (_LIBRARY[case[k]][0](x) for k in ("u", "v"))
+        expr = u / v if function == "quotient_rule" else u**v
+        return encode(expr), [{"x": t} for t in case["xs"]], "x"
+
+    return tree_of
+
+
+def _judge_rule(exact: Rule, what: str, function: str) -> Callable:
+    tree_of = _rule_tree(function)
+
     def judge(case: Case, seen: dict) -> str | None:
         nodes, problem = _nodes(seen, "derivative")
         if problem:
             return problem
-        for got, want in zip(_seen_values(case, seen), _rule_values(case, exact), strict=True):
-            if not close(got, want, 1e-9, 1e-9):
-                where = f"{what} for u = {_WRITTEN[case['u']]}, v = {_WRITTEN[case['v']]}"
-                if want and close(-got, want, 1e-9, 1e-9):
-                    return f"the derivative of {where} has the wrong sign"
-                if want and got and math.isfinite(got):
-                    return f"the derivative of {where} is {got / want:.3g} times the right one"
-                return f"wrong derivative of {where}"
-        return None
+        tree, points, var = tree_of(case)
+        found = _compare(nodes, tree, points, var)
+        if found is None:
+            return None
+        point = points[found[0]]
+        where = f"the derivative of {what} for u = {_WRITTEN[case['u']]}, v = {_WRITTEN[case['v']]}"
+        return _said(where, found[1], evaluate(nodes, point), tangent(tree, point, var))
 
     return judge
 
@@ -261,8 +280,9 @@ def _rule_check(
         "",
         _rule_cases(pairs),
         _run_rule(function),
-        _judge_rule(exact, what),
-        mistakes=mistakes,
+        _judge_rule(exact, what, function),
+        mistakes=(*mistakes, _approximate(_rule_tree(function))),
+        right=lambda case: {"derivative": EXPRESSION},
     )
 
 
@@ -271,24 +291,28 @@ def _quotient(f: float, df: float, g: float, dg: float) -> float:
 
 
 _QUOTIENT_MISTAKES = tuple(
-    Mistake(_rule_is(model, _quotient), hint)
-    for model, hint in (
+    Mistake(_rule_is(model, _quotient), hint, name=name)
+    for name, model, hint in (
         (
+            "plus",
             lambda f, df, g, dg: (df * g + f * dg) / (g * g),
             "where v grows and u stays, u / v must shrink: your term for v's change has the "
             "wrong sign",
         ),
         (
+            "sign",
             lambda f, df, g, dg: (f * dg - df * g) / (g * g),
             "your derivative has the opposite sign of the right one: which of the two terms "
             "carries the minus, the one where u changes or the one where v does?",
         ),
         (
+            "v times",
             lambda f, df, g, dg: (df * g - f * dg) / g,
             "your derivative is v times too large: differentiate 1 / v on its own (a power of "
             "v, and the chain rule) and look at the power of v it leaves",
         ),
         (
+            "quotient of derivatives",
             lambda f, df, g, dg: df / dg,
             "the derivative of a quotient is not the quotient of the derivatives: try u = v, "
             "whose quotient is the constant 1",
@@ -302,7 +326,7 @@ QUOTIENT = register(
         "The quotient rule",
         2,
         "quotient_rule(u, du, v, dv) returns an expression for d(u / v)/dx, given u, v and "
-        "their derivatives du, dv.",
+        "their derivatives du, dv." + _WITHHELD_SAID,
         ("quotient_rule",),
         tuple(
             _rule_check(name, pairs, "quotient_rule", _quotient, _QUOTIENT_MISTAKES)
@@ -331,26 +355,36 @@ def _power(f: float, df: float, g: float, dg: float) -> float:
 
 
 _POWER_MISTAKES = tuple(
-    Mistake(_rule_is(model, _power), hint)
-    for model, hint in (
+    Mistake(_rule_is(model, _power), hint, name=name)
+    for name, model, hint in (
         (
+            "power only",
             lambda f, df, g, dg: g * f ** (g - 1) * df,
             "your derivative is right only where the exponent is a constant: here v depends "
             "on x too, and its change moves u ** v as well",
         ),
         (
+            "exponential only",
             lambda f, df, g, dg: f**g * math.log(f) * dg,
             "your derivative is right only where the base is a constant: here u depends on x "
             "too, and its change moves u ** v as well",
         ),
         (
+            "u times",
             lambda f, df, g, dg: f**g * (dg * math.log(f) + g * df),
             "your term for u's change is u times too large: what is the derivative of log(u)?",
         ),
         (
+            "log only",
             lambda f, df, g, dg: dg * math.log(f) + g * df / f,
             "you found the derivative of log(u ** v), not of u ** v: what does the chain rule "
             "ask you to multiply by, to undo the logarithm?",
+        ),
+        (
+            "no du",
+            lambda f, df, g, dg: f**g * (dg * math.log(f) + g / f),
+            "your term for u's change lacks du: log(u) changes by 1/u per unit of u, and u "
+            "itself changes by du per unit of x (the chain rule, inside the logarithm)",
         ),
     )
 )
@@ -361,7 +395,7 @@ POWER = register(
         "The general power rule",
         2,
         "power_rule(u, du, v, dv) returns an expression for d(u ** v)/dx for a positive u, "
-        "where u and v may both depend on x.",
+        "where u and v may both depend on x." + _WITHHELD_SAID,
         ("power_rule",),
         tuple(
             _rule_check(name, pairs, "power_rule", _power, _POWER_MISTAKES)
@@ -404,17 +438,42 @@ def _diff_cases(kinds: tuple[str, ...], names: tuple[str, ...] = ("x",)) -> Call
             tree, points = _random(rng, 3, kinds, names, root), _points(rng, names)
             var = names[0] if root else rng.choice(names)
             shows = [*_SHOWN_BY.get(root or "", ()), *(["every symbol"] if len(names) > 1 else [])]
-            right = [_tangent(tree, p, var) for p in points]
-            if all(math.isfinite(r) for r in right) and all(
-                any(
-                    not close(_tangent(tree, p, var, m), r, 1e-6, 1e-6)
-                    for p, r in zip(points, right, strict=True)
+            right = [tangent(tree, p, var) for p in points]
+            if (
+                all(math.isfinite(r) for r in right)
+                and _a_quotient_shows(tree, var)
+                and all(
+                    any(
+                        not close(tangent(tree, p, var, m), r, 1e-6, 1e-6)
+                        for p, r in zip(points, right, strict=True)
+                    )
+                    for m in shows
                 )
-                for m in shows
             ):
                 return {"tree": tree, "var": var, "points": points}
 
     return lambda rng: [case(root, rng) for root in [*kinds, *[None] * 4]]
+
+
+def _a_quotient_shows(tree: Nodes, var: str) -> bool:
+    """Whether a central difference quotient of the tree, written as an expression, is
+    inexact: unless the tree is a polynomial in var of degree 2 or less (its third
+    derivative 0), where the quotient is the derivative."""
+    degree: list[float] = []
+    for head, *rest in tree:
+        if head == "const":
+            degree.append(0)
+        elif head == "var":
+            degree.append(1 if rest[0] == var else 0)
+        elif head in ("add", "sub"):
+            degree.append(max(degree[i] for i in rest))
+        elif head == "mul":
+            degree.append(sum(degree[i] for i in rest))
+        elif head == "neg":
+            degree.append(degree[rest[0]])
+        else:  # sin, exp, log, a quotient, a power: no polynomial of degree 2
+            degree.append(math.inf if any(degree[i] for i in rest) else 0)
+    return degree[-1] >= 3
 
 
 # The mistakes a tree with this operation at its top must reveal (see _tangent).
@@ -428,64 +487,22 @@ _SHOWN_BY = {
 }
 
 
+def _diff_tree(case: Case) -> tuple[Nodes, list[dict], str]:
+    return case["tree"], case["points"], case["var"]
+
+
 def _judge_diff(case: Case, seen: dict) -> str | None:
     nodes, problem = _nodes(seen, "derivative")
     if problem:
         return problem
-    tree, var = case["tree"], case["var"]
-    for point in case["points"]:
-        x = point[var]
-        want = central_difference(
-            lambda t, point=point: evaluate(tree, {**point, var: t}), x, 1e-5 * max(1.0, abs(x))
-        )
-        if not close(evaluate(nodes, point), want, 1e-5, 1e-5):
-            shown = ", ".join(f"{k}={v:.3g}" for k, v in point.items())
-            return f"wrong derivative of {build(tree)} with respect to {var} at {shown}"
-    return None
-
-
-def _tangent(nodes: Nodes, point: dict[str, float], var: str, mistake: str = "") -> float:
-    """d(nodes)/d(var) at ``point``, by carrying each node's value and derivative (forward
-    mode on the plain tree); with ``mistake``, what a typical wrong ``my_diff`` computes.
-    NaN where the derivative is undefined."""
-    vals: list[float] = []
-    dots: list[float] = []
-    try:
-        for head, *rest in nodes:
-            if head == "const":
-                v, d = float(rest[0]), 0.0
-            elif head == "var":
-                v = float(point[rest[0]])
-                d = 1.0 if rest[0] == var or mistake == "every symbol" else 0.0
-            elif head in _BINARY:
-                a, b, da, db = vals[rest[0]], vals[rest[1]], dots[rest[0]], dots[rest[1]]
-                v = _BINARY[head](a, b)
-                if head in ("add", "sub"):
-                    d = da + db if head == "add" else da - db
-                elif head == "mul":
-                    d = da * db if mistake == "product of derivatives" else a * db + b * da
-                elif head == "div":
-                    d = (da * b - a * db) / (b * b)
-                elif mistake == "exponent kept":  # pow, with a constant exponent b
-                    d = b * a**b * da
-                else:
-                    d = b * a ** (b - 1) * (1.0 if mistake == "no chain rule" else da)
-            else:
-                a, da = vals[rest[0]], dots[rest[0]]
-                v = _UNARY[head](a)
-                outer = {
-                    "neg": -1.0,
-                    "sin": math.cos(a),
-                    "cos": math.sin(a) if mistake == "cos sign" else -math.sin(a),
-                    "exp": math.exp(a),
-                    "log": 1 / a,
-                }[head]
-                d = outer * (1.0 if mistake == "no chain rule" and head != "neg" else da)
-            vals.append(float(v))
-            dots.append(float(d))
-    except (ValueError, ZeroDivisionError, OverflowError, KeyError):
-        return math.nan
-    return dots[-1]
+    tree, points, var = _diff_tree(case)
+    found = _compare(nodes, tree, points, var)
+    if found is None:
+        return None
+    point = points[found[0]]
+    shown = ", ".join(f"{name}={value:.3g}" for name, value in point.items())
+    what = f"the derivative of {build(tree)} with respect to {var} at {shown}"
+    return _said(what, found[1], evaluate(nodes, point), tangent(tree, point, var))
 
 
 def _diff_is(mistake: str) -> Callable[[Case, dict], bool]:
@@ -497,8 +514,8 @@ def _diff_is(mistake: str) -> Callable[[Case, dict], bool]:
         if problem:
             return False
         tree, var, points = case["tree"], case["var"], case["points"]
-        model = [_tangent(tree, p, var, mistake) for p in points]
-        right = [_tangent(tree, p, var) for p in points]
+        model = [tangent(tree, p, var, mistake) for p in points]
+        right = [tangent(tree, p, var) for p in points]
         return any(not close(m, r, 1e-9, 1e-9) for m, r in zip(model, right, strict=True)) and all(
             close(evaluate(nodes, p), m, 1e-9, 1e-9) for p, m in zip(points, model, strict=True)
         )
@@ -507,7 +524,7 @@ def _diff_is(mistake: str) -> Callable[[Case, dict], bool]:
 
 
 _DIFF_MISTAKES = tuple(
-    Mistake(_diff_is(mistake), hint)
+    Mistake(_diff_is(mistake), hint, name=mistake)
     for mistake, hint in (
         (
             "no chain rule",
@@ -537,7 +554,13 @@ _DIFF_MISTAKES = tuple(
 
 def _diff_check(name: str, kinds: tuple[str, ...], names=("x",)) -> Check:
     return Check(
-        name, "", _diff_cases(kinds, names), _run_diff, _judge_diff, mistakes=_DIFF_MISTAKES
+        name,
+        "",
+        _diff_cases(kinds, names),
+        _run_diff,
+        _judge_diff,
+        mistakes=(*_DIFF_MISTAKES, _approximate(_diff_tree)),
+        right=lambda case: {"derivative": EXPRESSION},
     )
 
 
@@ -548,7 +571,7 @@ DIFF = register(
         3,
         "my_diff(expr, var) returns the derivative of expr with respect to the Symbol var, "
         "for expressions made of +, -, *, /, unary -, ** with a constant exponent, "
-        "sin, cos, exp and log.",
+        "sin, cos, exp and log." + _WITHHELD_SAID,
         ("my_diff",),
         (
             _diff_check("sums and products", ("add", "sub", "mul", "neg")),
@@ -629,7 +652,7 @@ def _size_is(kind: str) -> Callable[[Case, dict], bool]:
 
 
 _SIZE_MISTAKES = tuple(
-    Mistake(_size_is(kind), hint)
+    Mistake(_size_is(kind), hint, name=kind)
     for kind, hint in (
         (
             "distinct",
@@ -649,9 +672,15 @@ _SIZE_MISTAKES = tuple(
 
 def _judge_size(case: Case, seen: dict) -> str | None:
     got, want = seen.get("size"), tree_size(case["tree"])
+    if type(got) is float and got.is_integer():  # a count is a count, whatever its type
+        got = int(got)
     if type(got) is not int:
         return f"returned {describe(got)} where a whole number was expected"
     return None if got == want else f"counted {got} nodes in a tree of {want}"
+
+
+def _size_right(case: Case) -> dict:
+    return {"size": tree_size(case["tree"])}
 
 
 SIZE = register(
@@ -660,17 +689,9 @@ SIZE = register(
         "The size of an expression",
         1,
         "my_size(expr) returns the number of nodes in the expression tree, "
-        "counting a subexpression every time it occurs.",
+        "counting a subexpression every time it occurs." + _WITHHELD_SAID,
         ("my_size",),
         (
-            Check(
-                "a constant or a symbol is one node",
-                "",
-                _size_cases("leaves"),
-                _run_size,
-                _judge_size,
-                mistakes=_SIZE_MISTAKES,
-            ),
             Check(
                 "counts every node of a tree",
                 "",
@@ -678,6 +699,16 @@ SIZE = register(
                 _run_size,
                 _judge_size,
                 mistakes=_SIZE_MISTAKES,
+                right=_size_right,
+            ),
+            Check(
+                "a constant or a symbol is one node",
+                "",
+                _size_cases("leaves"),
+                _run_size,
+                _judge_size,
+                mistakes=_SIZE_MISTAKES,
+                right=_size_right,
             ),
             Check(
                 "counts a shared subexpression each time it is used",
@@ -686,6 +717,7 @@ SIZE = register(
                 _run_size,
                 _judge_size,
                 mistakes=_SIZE_MISTAKES,
+                right=_size_right,
             ),
         ),
         withheld=WITHHELD,
@@ -729,10 +761,14 @@ def _finite_fold_case(rng: random.Random) -> Case:
 
 def _fold_cases(rng: random.Random) -> list[Case]:
     cases = [_finite_fold_case(rng) for _ in range(6)]
-    # ((2 + 3) * 4) * x: the constant subtree is two levels deep
+    # ((2 + 3) * 4) * x: the constant subtree is two levels deep; without x, it all folds
     nested = [["const", 2], ["const", 3], ["add", 0, 1], ["const", 4], ["mul", 2, 3]]
-    nested += [["var", "x"], ["mul", 4, 5]]
-    return [*cases, {"tree": nested, "points": _points(rng, ("x", "y"))}]
+    points = _points(rng, ("x", "y"))
+    return [
+        *cases,
+        {"tree": [*nested, ["var", "x"], ["mul", 4, 5]], "points": points},
+        {"tree": nested, "points": points},
+    ]
 
 
 def _folded_once(nodes: Nodes) -> Nodes:
@@ -784,13 +820,47 @@ def _judge_folded(case: Case, seen: dict) -> str | None:
     return _judge_fold_value(case, seen)
 
 
+def _shape(nodes: Nodes) -> Any:
+    """A tree as nested tuples (the same tree, however its nodes are numbered)."""
+    made: list[Any] = []
+    for head, *rest in nodes:
+        made.append(
+            (head, rest[0]) if head in ("const", "var") else (head, *(made[i] for i in rest))
+        )
+    return made[-1]
+
+
+def _judge_unchanged(case: Case, seen: dict) -> str | None:
+    after = seen.get("input_after")
+    if is_tree(after) and valid(after) is None and _shape(after) == _shape(case["tree"]):
+        return None
+    return "the expression passed in was changed by the call"
+
+
+def _changed_in_place(case: Case, seen: dict) -> bool:
+    """The tree given was rebuilt, value kept: folded where it stood."""
+    after = seen.get("input_after")
+    return (
+        is_tree(after)
+        and valid(after) is None
+        and _shape(after) != _shape(case["tree"])
+        and all(
+            close(evaluate(after, p), evaluate(case["tree"], p), 1e-9, 1e-12)
+            for p in case["points"]
+        )
+    )
+
+
+_TREE = {"folded": EXPRESSION}
+
 FOLD = register(
     Exercise(
         "02.fold_constants",
         "Constant folding",
         2,
-        "fold_constants(expr) returns an expression with the same value in which every "
-        "subexpression without a Symbol has been replaced by one Constant.",
+        "fold_constants(expr) returns an expression (an Expr; a Constant where everything "
+        "folds) with the same value in which every subexpression without a Symbol has been "
+        "replaced by one Constant, and leaves expr as it was." + _WITHHELD_SAID,
         ("fold_constants",),
         (
             Check(
@@ -803,11 +873,36 @@ FOLD = register(
                     Mistake(
                         _folds_one_level,
                         "a node whose arguments become constants only once they are folded "
-                        "stays unfolded: in (2 + 3) * 4, when does the product see two numbers?",
+                        "stays unfolded: fold a node's arguments first, then look at the node",
+                        name="one level",
+                    ),
+                ),
+                right=lambda case: _TREE,
+            ),
+            Check(
+                "keeps the value",
+                "",
+                _fold_cases,
+                _run_fold,
+                _judge_fold_value,
+                right=lambda case: _TREE,
+            ),
+            Check(
+                "leaves the expression it was given unchanged",
+                "",
+                _fold_cases,
+                _run_fold,
+                _judge_unchanged,
+                mistakes=(
+                    Mistake(
+                        _changed_in_place,
+                        "the expression you were given was folded in place: build new nodes "
+                        "(Apply, Constant) and leave the caller's tree as it was, since it may "
+                        "be used again",
+                        name="in place",
                     ),
                 ),
             ),
-            Check("keeps the value", "", _fold_cases, _run_fold, _judge_fold_value),
         ),
         withheld=WITHHELD,
         answers=(

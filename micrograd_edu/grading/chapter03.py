@@ -3,9 +3,10 @@
 The lecture builds the product, sin and log of dual numbers; the exercises ask for the
 next pieces, derived by the student: division and powers. The oracles are closed forms
 computed here with ``math``: the derivative of each expression along its tangents, and
-the Jacobian of a family of functions ℝⁿ → ℝᵐ written out by hand. The number of forward passes is
-counted in the grader's process: each call of ``f`` asks it for the secret scales of
-``f(x) = d ⊙ g(c ⊙ x)`` (runners/served.py).
+the Jacobian of a family of functions ℝⁿ → ℝᵐ written out by hand. The forward passes are
+the grader's: ``f(x) = d ⊙ g(c ⊙ x)`` with scales only the grader knows, evaluated here on
+the dual numbers the student's code sends (runners/served.py's ``remote_duals``), so the
+count is made here and the student's process can run no pass without asking.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import math
 import random
 from collections.abc import Callable
 
+from .. import functions as F
+from ..scalar.dual import Dual
 from .plain import as_float, as_floats, close, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
-from .runners.served import draw_scales, secret_scales
+from .runners.served import draw_scales, scaled
 
 # The package's own answers to this chapter; the batch grader withholds them.
 WITHHELD = ("micrograd_edu.scalar.dual.jacobian_forward", "micrograd_edu.scalar.dual.jvp")
@@ -140,6 +143,20 @@ def _cases(spec: Callable[[random.Random], list[tuple[str, float, float]]]) -> C
     return cases
 
 
+def _right_pair(case: Case) -> dict:
+    primal, tangent = EXACT[case["expr"]](*_parts(case))
+    return {"primal": primal, "tangent": tangent}
+
+
+def _not_a_dual(what: str) -> Mistake:
+    """The result of one operation cannot take part in the next: it is not a MyDual."""
+    return Mistake(
+        lambda case, seen: "not a MyDual" in str(seen.get("error", "")),
+        f"a {what} is a MyDual that can take part in the next operation: return one",
+        name="not a dual",
+    )
+
+
 def _away_from_zero(rng: random.Random) -> float:
     return rng.choice((-1, 1)) * rng.uniform(0.5, 3)
 
@@ -150,6 +167,13 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     if after is not None and all(close(s, b, 0, 0) for s, b in zip(after, before, strict=True)):
         return None
     return f"{case['expr']} changed x or y: the operands must keep their primal and tangent"
+
+
+_IN_PLACE = Mistake(
+    lambda case, seen: as_floats(seen.get("after"), 4) is not None,
+    "x / y changed x or y: return a new MyDual; do not write the result into self or other",
+    name="in place",
+)
 
 
 SWAPPED = (
@@ -172,30 +196,36 @@ DIVIDE = register(
                 _cases(lambda rng: [("x / y", _away_from_zero(rng), 0.0) for _ in range(5)]),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: (a * db - da * b) / b**2}),
                         "the tangent has the right size and the wrong sign: when only the "
                         "numerator grows, should the quotient grow or shrink?",
+                        name="sign",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: (da * b + a * db) / b**2}),
                         "a growing denominator makes the quotient smaller: its tangent "
                         "cannot enter with the same sign as the numerator's",
+                        name="plus",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: (da * b - a * db) / b}),
                         "the tangent is b times the right one: once top and bottom are "
                         "multiplied by b - ḃε, what is the denominator?",
+                        name="b times",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: da / db}),
                         "tangents do not divide as primals do: write the quotient as one dual "
                         "number and let ε² = 0 decide its tangent",
+                        name="quotient of tangents",
                     ),
                     Mistake(
                         _tangent_is({"x / y": lambda a, da, b, db, c: da / b}),
                         "the denominator's tangent counts too: y varies along with x",
+                        name="denominator ignored",
                     ),
                 ),
             ),
@@ -210,10 +240,12 @@ DIVIDE = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _primal_is({"c / x": lambda a, da, b, db, c: a / c}),
                         SWAPPED.format(expr="c / x", method="__rtruediv__", plain="x / c"),
+                        name="swapped",
                     ),
                     Mistake(
                         _tangent_is(
@@ -223,13 +255,13 @@ DIVIDE = register(
                             }
                         ),
                         "a plain number is a constant: its tangent is 0, not 1",
+                        name="number tangent 1",
                     ),
                 ),
             ),
             Check(
                 "quotients compose: (x / y) / x, and x / x",
-                "x / x is 1 wherever x is not 0, so its tangent is 0 whatever ȧ is; a quotient "
-                "is a MyDual that can be divided again",
+                "",
                 _cases(
                     lambda rng: [
                         (expr, _away_from_zero(rng), 0.0)
@@ -238,13 +270,16 @@ DIVIDE = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
+                mistakes=(_not_a_dual("quotient"),),
             ),
             Check(
                 "leaves its operands unchanged",
-                "return a new MyDual; do not write the result into self or other",
+                "",
                 _cases(lambda rng: [("x / y", _away_from_zero(rng), 0.0) for _ in range(2)]),
                 _run_unchanged,
                 _judge_unchanged,
+                mistakes=(_IN_PLACE,),
             ),
         ),
         withheld=RULES_WITHHELD,
@@ -288,20 +323,24 @@ POWER = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _tangent_is({"x ** c": lambda a, da, b, db, c: c * a ** (c - 1)}),
                         "that is the derivative of the power alone: the chain rule multiplies "
                         "it by the tangent of the base",
+                        name="no chain rule",
                     ),
                     Mistake(
                         _tangent_is({"x ** c": lambda a, da, b, db, c: c * a**c * da}),
                         "the power rule lowers the exponent by one",
+                        name="exponent not lowered",
                     ),
                     Mistake(
                         _domain_error,
                         "x ** 3 is defined at a negative x, but the logarithm of x is not: for "
                         "a number exponent, differentiate the power itself",
+                        name="through log",
                     ),
                 ),
             ),
@@ -315,6 +354,7 @@ POWER = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         lambda case, seen: (
@@ -322,11 +362,13 @@ POWER = register(
                             or (case["a"] < 0 and "complex" in str(seen.get("error", "")))
                         ),  # x ** c, which at a negative x is complex
                         SWAPPED.format(expr="c ** x", method="__rpow__", plain="x ** c"),
+                        name="swapped",
                     ),
                     Mistake(
                         _tangent_is({"c ** x": lambda a, da, b, db, c: a * c ** (a - 1) * da}),
                         "c ** x is an exponential in x, not a power of x: the power rule does "
                         "not apply; how does the lecture differentiate exp?",
+                        name="power rule on an exponential",
                     ),
                 ),
             ),
@@ -336,22 +378,23 @@ POWER = register(
                 _cases(lambda rng: [("x ** y", rng.uniform(0.3, 3), 0.0) for _ in range(4)]),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
                 mistakes=(
                     Mistake(
                         _tangent_is({"x ** y": lambda a, da, b, db, c: b * a ** (b - 1) * da}),
                         "the exponent is a dual too: its tangent changes the result as well",
+                        name="exponent ignored",
                     ),
                     Mistake(
                         _tangent_is({"x ** y": lambda a, da, b, db, c: a**b * math.log(a) * db}),
                         "the base is a dual too: its tangent changes the result as well",
+                        name="base ignored",
                     ),
                 ),
             ),
             Check(
                 "powers compose: (x ** 2) ** 0.5, and x ** x",
-                "a power is a MyDual that can be raised again, at a negative base too "
-                "((x ** 2) ** 0.5 is |x|); in x ** x the variable is both the base and the "
-                "exponent, and each contributes",
+                "",
                 _cases(
                     lambda rng: [
                         ("(x ** 2) ** 0.5", -rng.uniform(0.5, 3), 0.0),  # |x|, at x < 0
@@ -361,6 +404,8 @@ POWER = register(
                 ),
                 _run_expression,
                 _judge_expression,
+                right=_right_pair,
+                mistakes=(_not_a_dual("power"),),
             ),
         ),
         withheld=RULES_WITHHELD,
@@ -377,6 +422,34 @@ POWER = register(
 
 
 # --- 3: the forward Jacobian ------------------------------------------------
+
+
+def _family(case: Case) -> Callable[..., list]:
+    """y_i = sin(Σ_j A_ij x_j) + x_p x_q with p = i mod n, q = (i + 1) mod n."""
+    a, n = case["A"], case["n"]
+
+    def f(*xs: Dual) -> list:
+        out = []
+        for i, row in enumerate(a):
+            s = 0.0
+            for coefficient, x in zip(row, xs, strict=True):
+                s = s + coefficient * x
+            out.append(F.sin(s) + xs[i % n] * xs[(i + 1) % n])
+        return out
+
+    return f
+
+
+def _lecture(x1: Dual, x2: Dual) -> list:
+    return [F.log(x1) + x1 * x2 - F.sin(x2), x1 * x2, F.exp(x1)]
+
+
+def _forward_pass(case: Case, pairs: list[list[float]]) -> list[list[float]]:
+    """One call of the case's f (``Check.serve``): its outputs' primals and tangents at
+    the primals and tangents the student's code sent (runners/served.py checked them)."""
+    g = _lecture if case["lecture"] else _family(case)
+    outputs = scaled(g, case[HELD])(*(Dual(p, t) for p, t in pairs))
+    return [[y.primal, y.tangent] for y in outputs]
 
 
 def _family_jacobian(case: Case, x: list[float]) -> list[list[float]]:
@@ -449,29 +522,30 @@ def _table(seen: dict) -> list[list[float]] | None:
     return None if any(r is None for r in rows) else rows
 
 
-def _jacobian_is(model: Callable[[list[list[float]]], list[list[float]]]):
-    """The mistake whose table, made from the right Jacobian J, the student returned."""
+def _jacobian_is(
+    model: Callable[[list[list[float]]], list[list[float]]], tolerance: float = 1e-10
+) -> Callable[[Case, dict], bool]:
+    """The mistake whose table, made from the right Jacobian J, the student returned (to
+    ``tolerance``), where it is not the right one (to 1e-10)."""
 
     def matches(case: Case, seen: dict) -> bool:
         rows, right = _table(seen), _exact_jacobian(case)
         want = model(right)
-        return (
-            rows is not None
-            and want != right
-            and len(rows) == len(want)
-            and all(len(r) == len(w) for r, w in zip(rows, want, strict=True))
-            and all(
-                close(a, b, 1e-10, 1e-10)
-                for r, w in zip(rows, want, strict=True)
-                for a, b in zip(r, w, strict=True)
-            )
-        )
+        return rows is not None and _equal(rows, want, tolerance) and not _equal(rows, right, 1e-10)
 
     return matches
 
 
-def _transposed(j: list[list[float]]) -> list[list[float]]:
-    return [list(col) for col in zip(*j, strict=True)]
+def _equal(rows: list[list[float]], want: list[list[float]], tolerance: float) -> bool:
+    return (
+        len(rows) == len(want)
+        and all(len(r) == len(w) for r, w in zip(rows, want, strict=True))
+        and all(
+            close(a, b, tolerance, tolerance)
+            for r, w in zip(rows, want, strict=True)
+            for a, b in zip(r, w, strict=True)
+        )
+    )
 
 
 def _seeded_all_ones(j: list[list[float]]) -> list[list[float]]:
@@ -479,30 +553,33 @@ def _seeded_all_ones(j: list[list[float]]) -> list[list[float]]:
     return [[sum(row)] * len(row) for row in j]
 
 
+# (A table transposed has the wrong shape on every case, none square: a plain explanation
+# the judge's reason gives, "an n × m (transposed) table", with no hint.)
 _JACOBIAN_MISTAKES = (
-    Mistake(
-        _jacobian_is(_transposed),
-        "your table has a row per input and a column per output: the Jacobian has a row "
-        "per output y_i (the shape m × n of a map from ℝⁿ to ℝᵐ)",
-    ),
     Mistake(
         _jacobian_is(_seeded_all_ones),
         "all your columns are equal: a pass in which every input's tangent is 1 gives the "
         "sum of the columns. Which tangents single out input j?",
+        name="all ones",
     ),
 )
 _PASSES_MISTAKES = (
     Mistake(
-        lambda case, seen: (
-            case["m"] > 1
-            and seen.get("calls") in (case["n"] * case["m"], case["n"] * case["m"] + 1)
-        ),
+        lambda case, seen: seen.get("calls") in (case["n"] * case["m"], case["n"] * case["m"] + 1),
         "you called f once per entry of the Jacobian: one pass already gives the tangents "
         "of all m outputs",
+        name="per entry",
     ),
     Mistake(
         lambda case, seen: seen.get("calls") == case["n"] + 1,
         "one call more than there are inputs: the outputs of the first pass already tell you m",
+        name="extra call",
+    ),
+    Mistake(
+        lambda case, seen: seen.get("calls") in (2 * case["n"], 2 * case["n"] + 1),
+        "2n calls, as finite differences make: one forward pass seeded with e_j gives "
+        "column j exactly",
+        name="differences",
     ),
 )
 
@@ -513,7 +590,8 @@ JACOBIAN = register(
         "The Jacobian in forward mode",
         3,
         "jacobian_forward(f, xs) returns the m × n Jacobian of f at xs as a list of m rows: "
-        "f takes n Duals and returns a list of m Duals; pass j seeds the tangent e_j.",
+        "f takes n Duals, f(*duals), and returns a list of m Duals; pass j seeds the tangent "
+        "e_j.",
         ("jacobian_forward",),
         (
             Check(
@@ -522,8 +600,18 @@ JACOBIAN = register(
                 _shape_cases,
                 _run_jacobian,
                 _judge_jacobian,
-                mistakes=_JACOBIAN_MISTAKES,
-                serve=secret_scales,
+                mistakes=(
+                    *_JACOBIAN_MISTAKES,
+                    Mistake(  # finite differences, right to 5 digits only
+                        _jacobian_is(lambda j: j, 1e-5),
+                        "right to about 5 digits, not exactly: that is an approximation "
+                        "(finite differences?); one forward pass seeded with e_j gives column "
+                        "j exactly",
+                        name="approximation",
+                    ),
+                ),
+                serve=_forward_pass,
+                right=lambda case: {"J": _exact_jacobian(case)},
             ),
             Check(
                 "one forward pass per input",
@@ -532,7 +620,7 @@ JACOBIAN = register(
                 _run_jacobian,
                 _judge_passes,
                 mistakes=_PASSES_MISTAKES,
-                serve=secret_scales,
+                serve=_forward_pass,
             ),
         ),
         withheld=WITHHELD,

@@ -1,11 +1,13 @@
 """Chapter 04's exercises: reverse mode, built by hand.
 
 A graph travels to the student's process as plain data: a list of nodes, each
-``{"op": name, "parents": [indices], "data": x}`` (``data`` for leaves only),
-the last node being the output. The grader builds its own nodes from it and
-reads back what the student's code did to them; the judge checks the result
-against independent oracles: the definition of a topological order, closed-form
-derivatives and central differences of the same expression evaluated on floats.
+``{"op": name, "parents": [indices], "data": x}``, in an order the grader shuffles (so
+the listing is never an answer to replay), and the index of the root. The grader builds
+its own nodes from it and reads back what the student's code did to them; the judge
+checks the result against independent oracles: the definition of a topological order,
+closed-form derivatives and central differences of the same expression evaluated on
+floats. The network of 04.train comes back as its parameters, and the judge evaluates
+it itself, at points the submission never saw.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from ..rules import MATH, RULES
 from ..scalar.graph import topological_order as _order
 from ..scalar.numerical import gradient
+from .explain import Kind
 from .plain import as_float, as_floats, close, describe, too_long
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter04 import (
@@ -24,7 +28,6 @@ from .runners.chapter04 import (
     _apply,
     _build,
     _ClosureNode,
-    _evaluate,
     _leaf_indices,
     _run_backward,
     _run_composed,
@@ -42,6 +45,53 @@ _UNARY = ("sin", "tanh", "cos")
 
 def _leaf(rng: random.Random) -> dict[str, Any]:
     return {"op": "", "parents": [], "data": round(rng.uniform(-1.5, 1.5), 3)}
+
+
+def _listed_order(g: Graph) -> list[int]:
+    """A topological order of the listing (Kahn's way: the grader's own, not the
+    exercise's depth-first walk)."""
+    waiting = [len(node["parents"]) for node in g]
+    children: list[list[int]] = [[] for _ in g]
+    for i, node in enumerate(g):
+        for p in node["parents"]:
+            children[p].append(i)
+    ready, order = [i for i, w in enumerate(waiting) if w == 0], []
+    while ready:
+        i = ready.pop()
+        order.append(i)
+        for child in children[i]:
+            waiting[child] -= 1  # a parent used twice (x * x) is counted twice
+            if waiting[child] == 0:
+                ready.append(child)
+    return order
+
+
+def _evaluate(g: Graph, leaves: dict[int, float] | None = None) -> list[float]:
+    """Every node's value, on floats (the judge's own evaluation), in listing order."""
+    values: list[float] = [0.0] * len(g)
+    for i in _listed_order(g):
+        node = g[i]
+        if not node["parents"]:
+            values[i] = leaves.get(i, node["data"]) if leaves else node["data"]
+        else:
+            values[i] = RULES[node["op"]].value(MATH, *(values[p] for p in node["parents"]))
+    return values
+
+
+def _shuffled(rng: random.Random, g: Graph) -> Case:
+    """A case of the graph ``g`` (listed parents first, its root last): every node's value
+    filled in, the nodes listed in a random order, and the root's new index."""
+    values = _evaluate(g)
+    new = list(range(len(g)))
+    rng.shuffle(new)
+    listing: Graph = [{}] * len(g)
+    for old, node in enumerate(g):
+        listing[new[old]] = {
+            "op": node["op"],
+            "parents": [new[p] for p in node["parents"]],
+            "data": values[old],
+        }
+    return {"graph": listing, "root": new[len(g) - 1]}
 
 
 def _diamonds(rng: random.Random, levels: int) -> Graph:
@@ -82,21 +132,26 @@ def _chain(rng: random.Random, length: int) -> Graph:
     return g
 
 
-def _ancestors(g: Graph) -> set[int]:
-    seen, stack = {len(g) - 1}, [len(g) - 1]
+def _ancestors(case: Case, first_only: bool = False) -> set[int]:
+    """The nodes the root depends on (root included); ``first_only``: those reached
+    along each node's first parent alone."""
+    g, root = case["graph"], case["root"]
+    seen, stack = {root}, [root]
     while stack:
-        for p in g[stack.pop()]["parents"]:
+        parents = g[stack.pop()]["parents"]
+        for p in parents[:1] if first_only else parents:
             if p not in seen:
                 seen.add(p)
                 stack.append(p)
     return seen
 
 
-def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
+def _numerical_gradient(case: Case, h: float = 1e-6) -> list[float]:
+    g, root = case["graph"], case["root"]
     leaves = _leaf_indices(g)
 
     def output(*xs: float) -> float:
-        return _evaluate(g, dict(zip(leaves, xs, strict=True)))[-1]
+        return _evaluate(g, dict(zip(leaves, xs, strict=True)))[root]
 
     return gradient(output, [g[i]["data"] for i in leaves], h).gradient.tolist()
 
@@ -104,15 +159,19 @@ def _numerical_gradient(g: Graph, h: float = 1e-6) -> list[float]:
 # --- the grader's own nodes ----------------------------------------------------
 
 
-# The package's answer to 04.topological_order; the batch grader withholds it
-# from submissions. The grader keeps it under a private name, which withholding
-# leaves alone (and so its backward, the answer to 04.backward, is private too).
-WITHHELD = ("micrograd_edu.scalar.graph.topological_order",)
+# The package's answer to 04.topological_order, and the standard library's; the batch
+# grader withholds them from submissions. The grader keeps its own under a private name,
+# which withholding leaves alone (and so its backward, the answer to 04.backward, too).
+WITHHELD = ("micrograd_edu.scalar.graph.topological_order", "graphlib")
+
+# A walk that keeps its own stack reads a node's parents a frame or two below the call; a
+# recursive one, a frame deeper per level of the graph (the diamonds are 21 to 33 deep).
+_RECURSIVE = 16
 
 
 def _judge_order(case: Case, seen: dict) -> str | None:
     g, order = case["graph"], seen.get("order")
-    wanted = _ancestors(g)
+    wanted = _ancestors(case)
     repeated = f"for a graph of {len(wanted)} nodes: each node must appear once"
     length = too_long(order)
     if length is not None:  # too long for the grader to read: nodes listed repeatedly
@@ -132,6 +191,19 @@ def _judge_order(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _judge_walk(case: Case, seen: dict) -> str | None:
+    """A right order, found without recursion: the method is the exercise."""
+    if seen.get("raised_limit") is True:
+        return "the walk raised Python's recursion limit: it must not recurse at all"
+    depth = seen.get("depth")
+    if type(depth) is int and depth >= _RECURSIVE:
+        return (
+            f"the walk read a node's parents {depth} calls deep in Python's call stack: it "
+            "recurses, one call deeper per level of the graph"
+        )
+    return _judge_order(case, seen)
+
+
 def _order_list(seen: dict) -> list[int] | None:
     order = seen.get("order")
     return order if isinstance(order, list) and all(type(i) is int for i in order) else None
@@ -144,17 +216,51 @@ def _listed_twice(case: Case, seen: dict) -> bool:
     )
 
 
-def _parent_after(case: Case, seen: dict) -> bool:
-    order, g = _order_list(seen), case["graph"]
-    if order is None or len(set(order)) != len(order) or set(order) != _ancestors(g):
-        return False
+def _valid_order(case: Case, order: list[int]) -> bool:
     position = {node: k for k, node in enumerate(order)}
-    return any(position[p] > position[i] for i in order for p in g[i]["parents"])
+    return all(
+        position.get(p, -1) < position[i]
+        for i in order
+        for p in case["graph"][i]["parents"]
+        if p in position
+    )
+
+
+def _parent_after(case: Case, seen: dict) -> bool:
+    order = _order_list(seen)
+    if order is None or len(set(order)) != len(order) or set(order) != _ancestors(case):
+        return False
+    return not _valid_order(case, order)
+
+
+def _without_root(case: Case, seen: dict) -> bool:
+    order = _order_list(seen)
+    return (
+        order is not None
+        and len(set(order)) == len(order)
+        and set(order) == _ancestors(case) - {case["root"]}
+        and _valid_order(case, order)
+    )
 
 
 def _only_first_parents(case: Case, seen: dict) -> bool:
     order = _order_list(seen)
-    return order is not None and set(order) < _ancestors(case["graph"])
+    wanted = _ancestors(case, first_only=True)
+    return (
+        order is not None
+        and wanted != _ancestors(case)
+        and len(set(order)) == len(order)
+        and set(order) == wanted
+    )
+
+
+def _recursed(case: Case, seen: dict) -> bool:
+    depth = seen.get("depth")
+    return (
+        seen.get("raised_limit") is True
+        or "RecursionError" in str(seen.get("error", ""))
+        or (type(depth) is int and depth >= _RECURSIVE)
+    )
 
 
 _ORDER_MISTAKES = (
@@ -162,28 +268,55 @@ _ORDER_MISTAKES = (
         _listed_twice,
         "a node reached along two paths (or used twice, as in x * x) is listed more than "
         "once: how does your walk know it has been somewhere before?",
+        name="listed twice",
     ),
     Mistake(
         _parent_after,
         "a node is listed before one of the nodes it depends on: when may a node be "
         "appended, and what must already be in the list?",
+        name="parent after",
+    ),
+    Mistake(
+        _without_root,
+        "every node but the root is there: the order ends with root itself",
+        name="no root",
     ),
     Mistake(
         _only_first_parents,
-        "some nodes the output depends on are missing: every node in .parents leads "
-        "further back, not only the first",
+        "the nodes your walk reached are those along each node's first parent only: every "
+        "node in .parents leads further back",
+        name="first parents",
     ),
     Mistake(
-        lambda case, seen: "RecursionError" in str(seen.get("error", "")),
-        "a recursive walk raises RecursionError past about 1000 levels: the walk must keep "
-        "track of where it is without Python's call stack",
+        _recursed,
+        "a recursive walk goes one Python call deeper per level of the graph, and past "
+        "about 1000 levels raises RecursionError (raising the limit only moves the crash): "
+        "keep your own stack of the nodes still to finish",
+        name="recursion",
     ),
+)
+_A_LIST = Kind(
+    "a list of the graph's nodes", lambda v: isinstance(v, list) or too_long(v) is not None
 )
 
 
 def _graph_cases(make: Callable[[random.Random], Graph], count: int) -> Callable:
-    """``count`` cases, each a graph drawn by ``make`` (for topological_order and backward)."""
-    return lambda rng: [{"graph": make(rng)} for _ in range(count)]
+    """``count`` cases, each a graph drawn by ``make``, shuffled (for topological_order
+    and backward)."""
+    return lambda rng: [_shuffled(rng, make(rng)) for _ in range(count)]
+
+
+def _order_check(name: str, make: Callable[[random.Random], Graph], count: int, **kw) -> Check:
+    return Check(
+        name,
+        "",
+        _graph_cases(make, count),
+        _run_order,
+        kw.pop("judge", _judge_order),
+        mistakes=_ORDER_MISTAKES,
+        right=lambda case: {"order": _A_LIST},
+        **kw,
+    )
 
 
 TOPOLOGICAL_ORDER = register(
@@ -192,33 +325,23 @@ TOPOLOGICAL_ORDER = register(
         "Topological order",
         2,
         "topological_order(root) returns every node root depends on (root included), "
-        "each once and after all of its parents, without recursion.",
+        "each once and after all of its parents, without recursion (the walk keeps its own "
+        "stack). The package's topological_order and Python's graphlib are withheld while "
+        "it is checked.",
         ("topological_order",),
         (
-            Check(
-                "diamonds: shared nodes appear once",
-                "",
-                _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 8)), 3),
-                _run_order,
-                _judge_order,
-                mistakes=_ORDER_MISTAKES,
+            _order_check(
+                "diamonds: shared nodes once, without recursion",
+                lambda rng: _diamonds(rng, rng.randint(5, 8)),
+                3,
+                judge=_judge_walk,
             ),
-            Check(
+            _order_check(
                 "every node after its parents",
-                "",
-                _graph_cases(lambda rng: _random_dag(rng, rng.randint(1, 4), 25), 4),
-                _run_order,
-                _judge_order,
-                mistakes=_ORDER_MISTAKES,
+                lambda rng: _random_dag(rng, rng.randint(1, 4), 25),
+                4,
             ),
-            Check(
-                "a chain of 5000 nodes",
-                "",
-                _graph_cases(lambda rng: _chain(rng, 5000), 1),
-                _run_order,
-                _judge_order,
-                mistakes=_ORDER_MISTAKES,
-            ),
+            _order_check("a chain of 5000 nodes", lambda rng: _chain(rng, 5000), 1),
         ),
         withheld=WITHHELD,
         answers=("stack.append((parent, iter(parent.parents)))", "iter(root.parents)"),
@@ -228,11 +351,11 @@ TOPOLOGICAL_ORDER = register(
 
 # --- MyValue's operations: 04.pow, 04.exp, 04.relu ------------------------------
 #
-# The lecture builds +, *, tanh and log; these exercises ask for the others. Each
-# check aims at one property, and only the second judges the local derivative
-# against its closed form: the others compare the student's gradients with the
-# student's OWN local derivative (measured on a fresh node with out.grad = 1), so a
-# wrong derivative fails one check, not all of them.
+# The lecture builds +, *, tanh and log; these exercises ask for the others. The first
+# check, the exercise's main property, judges the local derivative against its closed
+# form: an operation with no backward rule earns nothing, whatever its value. The others
+# compare the student's gradients with the student's OWN local derivative (measured on a
+# fresh node with out.grad = 1), and wait for the first.
 
 _VALUE = {
     "pow": lambda a, k: a**k,
@@ -263,17 +386,18 @@ def _unary_cases(
     """``count`` cases of ``op`` at a in ±[low, high] (a > 0 for a fractional power);
     ``observe`` adds ``upstream``, ``twice``, ``chain``."""
 
-    def make(rng: random.Random) -> Case:
+    def make(rng: random.Random, k: float) -> Case:
         case: Case = {"op": op}
         if op == "pow":
-            case["k"] = rng.choice(powers)
+            case["k"] = k
         fractional = op == "pow" and case["k"] != int(case["k"])
         case["a"] = _number(rng, low, high, sign and not fractional)
         if observe.get("upstream"):
             case["upstream"] = _number(rng, 1.5, 3.0)
         return {**case, "twice": bool(observe.get("twice")), "chain": bool(observe.get("chain"))}
 
-    return lambda rng: [make(rng) for _ in range(count)]
+    # a different power in each case: a mistake that scales by 1/k is no constant factor
+    return lambda rng: [make(rng, k) for k in rng.sample(powers, count)]
 
 
 def _where(case: Case) -> str:
@@ -368,51 +492,63 @@ def _local_is(model: Callable[[float, Any], float]) -> Callable[[Case, dict], bo
 
 
 _NEVER_ADDED = Mistake(
-    lambda case, seen: seen.get("local") == 0.0,
+    None,
     "a.grad never changed: the node's _backward must add its share to the grad of the node "
     "it was computed from",
+    name="never added",
+    factor=0.0,
 )
 _UNSCALED = Mistake(
     lambda case, seen: close(seen["scaled"], seen["local"], 1e-9, 1e-15),
     "a.grad came out the same whatever out.grad was: the chain rule multiplies the local "
     "derivative by the gradient arriving from above",
+    name="unscaled",
 )
 _REPLACED = Mistake(
     lambda case, seen: close(seen["twice"], seen["local"], 1e-9, 1e-15),
     "a.grad holds one node's share, not both: a second node that uses a must add to its "
     "gradient, not replace what the first one put there",
+    name="replaced",
 )
 _UNREACHED = Mistake(
     lambda case, seen: seen["chain"] == 0.0,
     "backward reaches a node only through the parents of the nodes after it: which node "
     "does out list as the one it was computed from?",
+    name="unreached",
 )
 
 
+def _right(key: str, table: dict) -> Callable[[Case], dict]:
+    return lambda case: {key: table[case["op"]](case["a"], case.get("k"))}
+
+
 def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -> tuple:
-    """The five checks every one-argument operation gets: value, local derivative,
-    scaled by out.grad, a node used twice, and the operation applied to its result."""
-    chained = {"sign": False} if op == "relu" else {}
+    """The five checks every one-argument operation gets: the local derivative (the main
+    property), the value, scaled by out.grad, a node used twice, and the operation
+    applied to its result."""
+    chained = {"sign": False} if op == "relu" else {}  # relu's slope is 0 below 0: it hides these
     return (
+        Check(
+            f"{_NAME[op]}: the local derivative",
+            "",
+            _unary_cases(op, **{**ranges, **chained}),
+            _run_unary,
+            _judge_local,
+            mistakes=(_NEVER_ADDED, *local_mistakes),
+            right=_right("local", _SLOPE),
+        ),
         Check(
             f"{_NAME[op]}: the value",
             "",
             _unary_cases(op, **ranges),
             _run_unary,
             _judge_value,
-        ),
-        Check(
-            f"{_NAME[op]}: the local derivative",
-            "",
-            _unary_cases(op, **ranges),
-            _run_unary,
-            _judge_local,
-            mistakes=(_NEVER_ADDED, *local_mistakes),
+            right=_right("value", _VALUE),
         ),
         Check(
             "gradients scale by out.grad",
             "",
-            _unary_cases(op, 3, **ranges, upstream=True),
+            _unary_cases(op, 3, **{**ranges, **chained}, upstream=True),
             _run_unary,
             _judge_scaled,
             mistakes=(_UNSCALED,),
@@ -453,14 +589,17 @@ _POW_LOCAL = (
         _local_is(lambda a, k: k * a**k),
         "a.grad matches k times a to the power k: once the exponent has come down as a "
         "factor, what power of a is left?",
+        name="k times power",
     ),
     Mistake(
         _local_is(lambda a, k: a ** (k - 1)),
         "a.grad lacks the factor the exponent brings down when a power is differentiated",
+        name="no factor",
     ),
     Mistake(
         _local_is(lambda a, k: a**k),
         "a.grad equals the power itself: that is exp's slope, not a power's",
+        name="itself",
     ),
 )
 
@@ -483,11 +622,13 @@ POW = register(
                 ],  # fmt: skip
                 _run_unary,
                 _judge_local,
+                right=_right("local", _SLOPE),
                 mistakes=(
                     Mistake(
                         _raised_at_zero,
                         "at a = 0 your rule divides by zero, though a ** k has a slope there "
                         "for k >= 1: write the slope without dividing by a",
+                        name="divides by a",
                     ),
                 ),  # (the local-derivative check tells the other mistakes apart; at 0 they agree)
             ),
@@ -509,15 +650,18 @@ EXP = register(
                 Mistake(
                     _local_is(lambda a, k: a),
                     "a.grad equals a, the input: how fast does e to the a grow where it stands?",
+                    name="input",
                 ),
                 Mistake(
                     _local_is(lambda a, k: a * math.exp(a)),
                     "a.grad is a times e to the a: the exponent a is not a factor that "
                     "comes down, as it would in a power",
+                    name="a times",
                 ),
                 Mistake(
                     _local_is(lambda a, k: 1.0),
                     "a.grad is 1, as for addition: exp is curved, its slope changes with a",
+                    name="one",
                 ),
             ),
             low=0.1,
@@ -553,6 +697,7 @@ RELU = register(
                         ),
                         "for a > 0, a.grad equals a: relu's output there rises exactly as "
                         "fast as its input; its slope is not its height",
+                        name="height",
                     ),
                 ),
                 low=0.1,
@@ -564,16 +709,19 @@ RELU = register(
                 _relu_at_zero_or_below,
                 _run_unary,
                 _judge_local,
+                right=_right("local", _SLOPE),
                 mistakes=(
                     Mistake(
                         lambda case, seen: case["a"] == 0.0 and seen["local"] == 1.0,
                         "at a = 0 exactly, a.grad is 1, the slope of relu's rising side: "
                         "PyTorch gives it the slope of its flat side there",
+                        name="at zero",
                     ),
                     Mistake(
-                        lambda case, seen: case["a"] < 0 and seen["local"] != 0.0,
-                        "for a < 0, a.grad is not 0: relu's output does not change when a "
+                        lambda case, seen: case["a"] <= 0 and seen["local"] == 1.0,
+                        "for a < 0, a.grad is 1: relu's output does not change when a "
                         "negative a changes a little",
+                        name="slope one",
                     ),
                 ),
             ),
@@ -626,9 +774,11 @@ def _quotient(rng: random.Random) -> Case:
     return {"leaves": [a, b], "steps": [["div", 0, 1]], "text": "a / b", HELD: [1 / b, -a / b**2]}
 
 
-def _with_a_number(rng: random.Random) -> Case:
+def _with_a_number(
+    rng: random.Random, ops: tuple[str, ...] = ("rdiv", "divc", "rsub", "subc")
+) -> Case:
     a, c = _number(rng), _number(rng)
-    op = rng.choice(("rdiv", "divc", "rsub", "subc"))
+    op = rng.choice(ops)
     text = {"rdiv": f"{c} / a", "divc": f"a / {c}", "rsub": f"{c} - a", "subc": f"a - {c}"}[op]
     slope = {"rdiv": -c / a**2, "divc": 1 / c, "rsub": -1.0, "subc": 1.0}[op]
     return {"leaves": [a], "steps": [[op, 0, c]], "text": text, HELD: [slope]}
@@ -659,19 +809,33 @@ def _swapped(case: Case, seen: dict) -> bool:
     )
 
 
+# For each operation, the operand a node of its own rule would be computed from directly,
+# and the node built from +, * and ** is not: b in a / b is reached through b ** -1, in
+# a - b through -b; a in c / a and c - a likewise. -a built from * has two parents (a and
+# the number -1); a rule of its own, one.
+_THROUGH = {"div": 1, "sub": 1, "rdiv": 0, "rsub": 0}
+
+
+def _own_rule(case: Case, seen: dict) -> bool:
+    """A right result whose node was computed straight from the operands: a backward rule
+    of its own (a wrong one, such as c - a computed as a - c, is another mistake)."""
+    parents = seen.get("parents")
+    if not isinstance(parents, list) or len(case["steps"]) != 1:
+        return False
+    if _judge_expression(case, seen) is not None:
+        return False
+    op = case["steps"][0][0]
+    if op == "neg":
+        return parents == [0]
+    return op in _THROUGH and _THROUGH[op] in parents
+
+
 def _judge_composed(case: Case, seen: dict) -> str | None:
-    calls = as_floats(seen.get("calls"), 3)
-    if calls is None:
-        return f"the grader could not count the operations ({describe(seen.get('calls'))})"
-    count = dict(zip(("add", "mul", "pow"), calls, strict=True))
-    ops = {step[0] for step in case["steps"]}
-    needed = {"sub": ("add", "mul"), "neg": ("mul",), "div": ("mul", "pow")}
-    missing = sorted({p for op in ops for p in needed.get(op, ()) if not count[p]})
-    if missing:
-        used = ", ".join(f"{p} {count[p]:g} times" for p in ("add", "mul", "pow"))
+    if _own_rule(case, seen):
+        operand = "a" if case["steps"][0][0] in ("neg", "rdiv", "rsub") else "b"
         return (
-            f"{case['text']} called the primitives {used}: it has a backward rule of its own, "
-            "or is not connected to its operands at all"
+            f"the node {case['text']} returns is computed from {operand} itself: it has a "
+            "backward rule of its own"
         )
     return _judge_expression(case, seen)
 
@@ -709,6 +873,7 @@ DIV = register(
                         _swapped,
                         "the number and a came out in the other order: for c / a and c - a "
                         "Python calls a's reflected method, with self the right operand",
+                        name="swapped",
                     ),
                 ),
             ),
@@ -723,9 +888,23 @@ DIV = register(
             Check(
                 "built from +, * and **: no backward rule of its own",
                 "",
-                lambda rng: [_quotient(rng), _difference(rng), _shared(rng)],
+                lambda rng: [
+                    _quotient(rng),
+                    _difference(rng),
+                    _with_a_number(rng, ("rdiv",)),
+                    _with_a_number(rng, ("rsub",)),
+                ],
                 _run_composed,
                 _judge_composed,
+                mistakes=(
+                    Mistake(
+                        _own_rule,
+                        "give -, / and their reflected forms no _backward of their own: build "
+                        "each from the operations MyValue has (+, * and your **), and its "
+                        "gradient comes out of theirs",
+                        name="own rule",
+                    ),
+                ),
             ),
         ),
         answers=("self * other ** -1", "self * other**-1", "self + (-other)", "self * -1"),
@@ -748,12 +927,13 @@ def _simulate(case: Case, order: str = "reversed", reset: str = "inner") -> list
     leaf, inner = case.get("before", (0.0, 0.0))
     for node in nodes:
         node.grad = inner if node.parents else leaf
-    walk = _order(nodes[-1])
+    root = nodes[case["root"]]
+    walk = _order(root)
     for _ in range(case.get("calls", 1)):
         for node in walk:
             if reset == "all" or (reset == "inner" and node.parents):
                 node.grad = 0.0
-        nodes[-1].grad = 1.0
+        root.grad = 1.0
         for node in reversed(walk) if order == "reversed" else walk:
             node._backward()
     return [nodes[i].grad for i in _leaf_indices(g)]
@@ -765,8 +945,7 @@ def _judge_backward(case: Case, seen: dict) -> str | None:
     if root != 1.0:
         shown = describe(seen.get("root_grad")) if root is None else f"{root:g}"
         return f"after backward the output's grad is {shown}; it must be d out / d out"
-    leaf = case.get("before", (0.0, 0.0))[0]
-    want = [leaf + case.get("calls", 1) * d for d in _numerical_gradient(g)]
+    want = _right_grads(case)
     grads = as_floats(seen.get("grads"), len(want))
     if grads is None:
         return f"the inputs' grads are {describe(seen.get('grads'))}; expected numbers"
@@ -777,6 +956,13 @@ def _judge_backward(case: Case, seen: dict) -> str | None:
         f"the inputs' gradients differ from central differences by up to {worst:.2g} "
         f"of their size ({len(g)}-node graph)"
     )
+
+
+def _right_grads(case: Case) -> list[float]:
+    """The inputs' grads after the case's calls of a right backward (by central
+    differences of the graph on floats)."""
+    leaf = case.get("before", (0.0, 0.0))[0]
+    return [leaf + case.get("calls", 1) * d for d in _numerical_gradient(case)]
 
 
 def _gives(order: str = "reversed", reset: str = "inner") -> Callable[[Case, dict], bool]:
@@ -802,23 +988,34 @@ _FORWARD = Mistake(
     _gives(order="forward"),
     "an inner node passed its gradient on before every node that uses it had added its "
     "share: which end of the topological order has no node after it?",
+    name="forward order",
 )
 _STALE = Mistake(
     _gives(reset="none"),
     "the nodes inside the graph passed on adjoints an earlier backward had left in them: "
     "as in PyTorch, each backward starts them afresh, while the inputs keep adding up",
+    name="stale",
 )
-_LEAVES_CLEARED = Mistake(
-    _gives(reset="all"),
+_CLEARED = (
     "the inputs lost what their .grad held before backward: PyTorch adds each backward's "
-    "gradient to an input's .grad, and only the adjoints inside the graph start afresh",
+    "gradient to an input's .grad, and only the adjoints inside the graph start afresh"
 )
+_LEAVES_CLEARED = Mistake(_gives(reset="all"), _CLEARED, name="leaves cleared")
+# called twice, a backward that clears the inputs too gives exactly half the gradient
+_HALF = Mistake(None, _CLEARED, name="leaves cleared", factor=0.5)
 _ORDER_MISTAKES = (_FORWARD,)
 
 
 def _graphs_with(make: Callable[[random.Random], Graph], count: int, **case: Any) -> Callable:
-    """``count`` graphs drawn by ``make``, each with the entries ``case`` (calls, before)."""
-    return lambda rng: [{"graph": make(rng), **case} for _ in range(count)]
+    """``count`` graphs drawn by ``make``, shuffled, each with the entries ``case``
+    (calls, before)."""
+    return lambda rng: [{**_shuffled(rng, make(rng)), **case} for _ in range(count)]
+
+
+def _backward_right(case: Case) -> dict:
+    # (the output's own grad is judged apart: with it, an input gradient off by a factor
+    # would not read as one)
+    return {"grads": _right_grads(case)}
 
 
 BACKWARD = register(
@@ -834,19 +1031,21 @@ BACKWARD = register(
         ("backward",),
         (
             Check(
-                "a single operation: the output's grad is seeded",
-                "",
-                _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
-                _run_backward,
-                _judge_backward,
-                mistakes=_ORDER_MISTAKES,
-            ),
-            Check(
                 "diamonds: each node passes its gradient on once it is complete",
                 "",
                 _graph_cases(lambda rng: _diamonds(rng, rng.randint(2, 5)), 3),
                 _run_backward,
                 _judge_backward,
+                right=_backward_right,
+                mistakes=_ORDER_MISTAKES,
+            ),
+            Check(
+                "a single operation: the output's grad is seeded",
+                "",
+                _graph_cases(lambda rng: _random_dag(rng, 2, 1), 3),
+                _run_backward,
+                _judge_backward,
+                right=_backward_right,
                 mistakes=_ORDER_MISTAKES,
             ),
             Check(
@@ -855,6 +1054,7 @@ BACKWARD = register(
                 _graph_cases(lambda rng: _random_dag(rng, rng.randint(2, 4), 20), 4),
                 _run_backward,
                 _judge_backward,
+                right=_backward_right,
                 mistakes=_ORDER_MISTAKES,
             ),
             Check(
@@ -863,6 +1063,7 @@ BACKWARD = register(
                 _graph_cases(lambda rng: _chain(rng, 3000), 1),
                 _run_backward,
                 _judge_backward,
+                right=_backward_right,
                 mistakes=_ORDER_MISTAKES,
             ),
             Check(
@@ -871,7 +1072,8 @@ BACKWARD = register(
                 _graphs_with(lambda rng: _random_dag(rng, rng.randint(2, 4), 12), 3, calls=2),
                 _run_backward,
                 _judge_backward,
-                mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
+                right=_backward_right,
+                mistakes=(_STALE, _HALF, _FORWARD),
             ),
             Check(
                 "grads an earlier backward left: inside the graph forgotten, inputs kept",
@@ -881,6 +1083,7 @@ BACKWARD = register(
                 ),
                 _run_backward,
                 _judge_backward,
+                right=_backward_right,
                 mistakes=(_STALE, _LEAVES_CLEARED, _FORWARD),
             ),
         ),
@@ -891,13 +1094,20 @@ BACKWARD = register(
 
 
 # --- 04.train: the student's engine learns a curve ----------------------------------
+#
+# train returns the network's parameters; the judge evaluates the network itself, at the
+# training points and at points between them that the submission never sees. Every call
+# of backward while it trains is the grader's (the reference, watched through train's
+# globals, runners/chapter04.py) and is counted here; what each call reports (the loss,
+# whether the inputs' grads were cleared, whether the parameters moved) serves the hints.
 
 _POINTS = 16
+_STEPS = 20  # backward calls a training by gradient descent makes at the very least
 
 
 def _curve(rng: random.Random) -> list[Case]:
-    """``_POINTS`` evenly spaced points of ±sin(w x) on [-2, 2], and the midpoints
-    between them as new points (their targets held back)."""
+    """``_POINTS`` evenly spaced points of ±sin(w x) on [-2, 2] to train on; the midpoints
+    between them, with their targets, stay with the judge."""
     w, sign = round(rng.uniform(1.3, 1.7), 3), rng.choice((-1.0, 1.0))
     xs = [round(-2 + 4 * k / (_POINTS - 1), 6) for k in range(_POINTS)]
     new = [(u + v) / 2 for u, v in zip(xs, xs[1:], strict=False)]
@@ -905,8 +1115,7 @@ def _curve(rng: random.Random) -> list[Case]:
         {
             "xs": xs,
             "ys": [sign * math.sin(w * x) for x in xs],
-            "new": new,
-            HELD: [sign * math.sin(w * x) for x in new],
+            HELD: {"new": new, "targets": [sign * math.sin(w * x) for x in new]},
         }
     ]
 
@@ -923,77 +1132,116 @@ def _mse(got: list[float], want: list[float]) -> float:
     return sum((g - w) ** 2 for g, w in zip(got, want, strict=True)) / len(want)
 
 
-def _judge_made(case: Case, seen: dict) -> str | None:
-    made = seen.get("made")
-    if not isinstance(made, int):
-        return f"the grader could not count the MyValues train made ({describe(made)})"
-    if made >= 100 * len(case["xs"]):
+def _network(seen: dict) -> tuple[Callable[[float], float] | None, str | None]:
+    """The network the parameters describe, ŷ(x) = c + Σⱼ vⱼ tanh(wⱼ x + bⱼ), or why not."""
+    params = seen.get("params")
+    shape = "a list [w, b, v, c] of three equal lists of numbers and a number"
+    if not isinstance(params, list) or len(params) != 4:
+        return None, f"train returned {describe(params)}; expected {shape}"
+    *groups, c = params
+    lists = [as_floats(g, len(g)) if isinstance(g, list) else None for g in groups]
+    if any(g is None for g in lists) or as_float(c) is None:
+        return None, f"train returned something other than {shape}"
+    w, b, v = lists
+    if not (1 <= len(w) == len(b) == len(v) <= 256):
+        return None, f"w, b and v hold {len(w)}, {len(b)} and {len(v)} numbers: one per neuron"
+
+    def predict(x: float) -> float:
+        try:
+            return as_float(c) + sum(
+                vj * math.tanh(wj * x + bj) for wj, bj, vj in zip(w, b, v, strict=True)
+            )
+        except OverflowError:
+            return math.nan
+
+    return predict, None
+
+
+def _judge_fit(case: Case, seen: dict, xs: list[float], ys: list[float], which: str) -> str | None:
+    predict, problem = _network(seen)
+    if problem:
+        return problem
+    got = [predict(x) for x in xs]
+    if not all(math.isfinite(y) for y in got):
+        return "the network's output is inf or nan"
+    error, line = _mse(got, ys), _line_error(xs, ys)
+    if error <= line / 2:
         return None
     return (
-        f"train made {made} MyValues for {len(case['xs'])} points: too few for a network's "
-        "forward passes and the gradient steps of a training loop built from MyValue"
+        f"mean squared error {error:.3g} on the {len(xs)} {which} points; a network "
+        f"must do better than half the best straight line's ({line:.3g})"
     )
 
 
-def _judge_fit(where: str, xs_key: str, want: Callable[[Case], list[float]]) -> Callable:
-    def judge(case: Case, seen: dict) -> str | None:
-        xs, ys = case[xs_key], want(case)
-        got = as_floats(seen.get(where), len(xs))
-        if got is None:
-            return f"predict returned {describe(seen.get(where))}; expected a number per point"
-        if not all(math.isfinite(y) for y in got):
-            return "some predictions are inf or nan"
-        error, line = _mse(got, ys), _line_error(xs, ys)
-        if error <= line / 2:
-            return None
-        which = "new" if where == "predicted" else "training"
+def _judge_trained(case: Case, seen: dict) -> str | None:
+    """Trained by gradient descent with backward, and fits the training points."""
+    calls = seen.get("calls")
+    if type(calls) is not int or calls < _STEPS:
         return (
-            f"mean squared error {error:.3g} on the {len(xs)} {which} points; a network "
-            f"must do better than half the best straight line's ({line:.3g})"
+            f"train called backward {calls} times: gradient descent calls it once a step, "
+            f"and a network needs more than {_STEPS} steps"
         )
-
-    return judge
-
-
-def _straight(where: str, xs_key: str) -> Callable[[Case, dict], bool]:
-    def matches(case: Case, seen: dict) -> bool:
-        xs, got = case[xs_key], as_floats(seen.get(where), len(case[xs_key]))
-        return got is not None and max(got) - min(got) > 1e-6 and _line_error(xs, got) < 1e-9
-
-    return matches
+    return _judge_fit(case, seen, case["xs"], case["ys"], "training")
 
 
-def _flat(where: str) -> Callable[[Case, dict], bool]:
-    def matches(case: Case, seen: dict) -> bool:
-        got = seen.get(where)
-        return isinstance(got, list) and bool(got) and max(got) - min(got) <= 1e-6
-
-    return matches
+def _judge_new(case: Case, seen: dict) -> str | None:
+    return _judge_fit(case, seen, case[HELD]["new"], case[HELD]["targets"], "new")
 
 
-def _fit_mistakes(where: str, xs_key: str) -> tuple[Mistake, ...]:
-    return (
-        Mistake(
-            lambda case, seen: seen.get("cleared") == 0 and seen.get("reached", 0) > 0,
-            "your parameters' gradients were never set back to 0: backward adds to each "
-            "input's grad, so every step followed the sum of all the gradients so far",
-        ),
-        Mistake(
-            lambda case, seen: any(not math.isfinite(y) for y in seen[where]),
-            "the predictions blew up: each step went too far, or the gradients of earlier "
-            "steps were still in .grad and piled up",
-        ),
-        Mistake(
-            _straight(where, xs_key),
-            "the predictions lie on a straight line: layers that only multiply and add "
-            "compose into one line, whatever their size; what must come between them?",
-        ),
-        Mistake(
-            _flat(where),
-            "every prediction is the same number: the output does not depend on x; does x "
-            "reach the first layer, and do the parameters move?",
-        ),
+def _reports(seen: dict) -> list[list[float]]:
+    """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data²]."""
+    return [r for r in seen.get("requests") or [] if as_floats(r, 4) is not None]
+
+
+def _never_moved(case: Case, seen: dict) -> bool:
+    reports = _reports(seen)
+    return len(reports) >= 2 and all(r[2:] == reports[0][2:] for r in reports)
+
+
+def _never_cleared(case: Case, seen: dict) -> bool:
+    reports = _reports(seen)
+    return len(reports) >= 2 and not _never_moved(case, seen) and all(r[1] > 0 for r in reports[1:])
+
+
+def _diverged(case: Case, seen: dict) -> bool:
+    losses = [r[0] for r in _reports(seen)]
+    return len(losses) >= 2 and (
+        not all(math.isfinite(x) for x in losses) or losses[-1] > 2 * losses[0]
     )
+
+
+_PARAMETERS = Kind(
+    "a list [w, b, v, c] of three equal lists of numbers and a number",
+    lambda params: _network({"params": params})[1] is None,
+)
+
+
+_TRAIN_MISTAKES = (
+    Mistake(
+        lambda case, seen: seen.get("calls") == 0 and "error" not in seen,
+        "train never called backward: each step of gradient descent computes the loss as a "
+        "MyValue and calls backward(loss), the function of exercise 3, by that name",
+        name="no backward",
+    ),
+    Mistake(
+        _never_moved,
+        "the parameters never changed between one backward and the next: `p = p - lr * "
+        "p.grad` makes a new MyValue and leaves the network's own as it was; change p.data",
+        name="never moved",
+    ),
+    Mistake(
+        _never_cleared,
+        "the parameters' gradients were never set back to 0: backward adds to each input's "
+        "grad, so every step followed the sum of all the gradients so far",
+        name="never cleared",
+    ),
+    Mistake(
+        _diverged,
+        "the loss grew as the training went on: each step went too far; take a smaller "
+        "learning rate",
+        name="diverged",
+    ),
+)
 
 
 TRAIN = register(
@@ -1001,29 +1249,31 @@ TRAIN = register(
         "04.train",
         "Your engine trains a network",
         4,
-        "train(xs, ys) fits a network built from your MyValue to the points (xs[i], ys[i]) "
-        "by gradient descent, using backward, and returns predict(x), the trained "
-        "network's output for a number x (a float or a MyValue).",
+        "train(xs, ys) fits the network ŷ(x) = c + Σⱼ vⱼ tanh(wⱼ x + bⱼ), its parameters "
+        "MyValues, to the points (xs[i], ys[i]) by gradient descent, calling backward(loss) "
+        "once a step, and returns its parameters [w, b, v, c]: three lists of one number "
+        "per neuron and the number c (numbers or MyValues).",
         ("MyValue", "train"),
         (
-            Check("trained with MyValue", "", _curve, _run_train, _judge_made),
             Check(
-                "fits the training points",
+                "trained with backward: fits the training points",
                 "",
                 _curve,
                 _run_train,
-                _judge_fit("fitted", "xs", lambda case: case["ys"]),
-                mistakes=_fit_mistakes("fitted", "xs"),
-                same_cases_as="trained with MyValue",
+                _judge_trained,
+                weight=3.0,
+                mistakes=_TRAIN_MISTAKES,
+                serve=lambda case, report: None,
+                log_requests=True,
+                right=lambda case: {"params": _PARAMETERS},
             ),
             Check(
                 "new points between them",
                 "",
                 _curve,
                 _run_train,
-                _judge_fit("predicted", "new", lambda case: case[HELD]),
-                mistakes=_fit_mistakes("predicted", "new"),
-                same_cases_as="trained with MyValue",
+                _judge_new,
+                same_cases_as="trained with backward: fits the training points",
             ),
         ),
         requires=reference_steps(

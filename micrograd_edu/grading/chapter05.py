@@ -1,281 +1,475 @@
-"""Chapter 05's exercises: forward or reverse mode, and the vector-Jacobian product.
+"""Chapter 05's exercises: what a Jacobian costs each mode, as the engines do it.
 
-The cost model is the lecture's, measured there by counting elementary
-operations: for f: ℝⁿ → ℝᵐ whose program has ``ops`` operations, the Jacobian
-costs ``n · ops`` by forward mode (one pass per input) and ``(1 + m) · ops`` by
-reverse mode (one pass recording the graph, then one backward sweep per output).
-The ``vjp`` oracle is a Jacobian by central differences of the same functions
-evaluated on floats. Each call of ``f`` asks the grader's process for the secret
-scales of ``f(x) = d ⊙ g(c ⊙ x)`` (runners/served.py), which counts the calls.
+The lecture counts the work by watching the package's engines (course/work.py): forward
+mode, one unit per operation on dual numbers; reverse mode, one per operation recorded
+and one per operation a backward sweep passes through (a sweep walks only what its
+output depends on). The exercises ask the student to derive, not to measure:
+
+* 05.work: the work of both modes on the notebook's ``program(n, m)``, for shapes far
+  too large to measure. The oracle is the engines themselves: their work measured on
+  small shapes, where it is exactly a quadratic in n and m, extended by that quadratic
+  (the grader holds no formula of its own).
+* 05.choose_mode: the cheaper mode on that program, by that work.
+* 05.segment_length: the segment length that makes checkpointed reverse mode's peak
+  memory smallest; the oracle tries every length.
+* 05.vjp: vᵀJ from one evaluation of f. The f is the grader's (runners/served.py's
+  ``remote_values``): each call sends the point, the grader answers with f's values and
+  its Jacobian there, and counts the call. Nothing the child holds evaluates f.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..scalar.numerical import jacobian
-from .plain import as_floats, close, describe
+from .. import functions as F
+from ..course.work import count_work
+from ..scalar.dual import jacobian_forward
+from .explain import REAL, Kind
+from .plain import as_float, as_floats, close, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
-from .runners.chapter05 import FUNCTIONS, _run_choice, _run_cost, _run_vjp
-from .runners.served import draw_scales, scaled, secret_scales
+from .runners.chapter05 import _run_choice, _run_segment, _run_vjp, _run_work
+from .runners.served import draw_scales, scaled
 from .steps import reference_steps
 
-# --- 05.jacobian_cost ------------------------------------------------------------
+# --- 05.work: the program's work, derived ------------------------------------------
+
+
+def _program(n: int, m: int) -> Callable[..., list]:
+    """The exercise notebook's program(n, m), as it is written there."""
+
+    def f(*xs: Any) -> list:
+        s = xs[0] * xs[0]
+        for x in xs[1:]:
+            s = s + x * x
+        return [F.tanh(s * c) for c in range(1, m + 1)]
+
+    return f
+
+
+_SMALL = [(n, m) for n in range(1, 5) for m in range(1, 5)]
+_COUNTS = ("forward", "recorded", "swept")
+
+
+def _basis(n: int, m: int) -> list[int]:
+    return [1, n, m, n * n, n * m, m * m]
+
+
+@functools.cache
+def _fitted() -> dict[str, np.ndarray]:
+    """The quadratic in (n, m) through the engines' counts on program(n, m) at 16 small
+    shapes. A count each pass or sweep adds per input or output is at most quadratic;
+    the fit must reproduce every measurement exactly, or this raises."""
+    measured = [count_work(_program(n, m), [0.1 * (i + 1) for i in range(n)]) for n, m in _SMALL]
+    rows = np.array([_basis(n, m) for n, m in _SMALL], dtype=float)
+    fitted = {}
+    for name in _COUNTS:
+        values = np.array([getattr(w, name) for w in measured], dtype=float)
+        coefficients = np.linalg.lstsq(rows, values, rcond=None)[0]
+        if not np.allclose(rows @ coefficients, values, rtol=0, atol=1e-6):
+            raise RuntimeError(f"05.work: the engines' {name} count is not quadratic in n, m")
+        fitted[name] = coefficients
+    return fitted
+
+
+def _measured(n: int, m: int) -> dict[str, int]:
+    """The engines' counts on program(n, m): forward, recorded, swept."""
+    basis = np.array(_basis(n, m), dtype=float)
+    return {name: round(float(basis @ c)) for name, c in _fitted().items()}
+
+
+def _engine_work(n: int, m: int) -> tuple[int, int]:
+    """(forward, reverse): the work count_work counts on program(n, m)."""
+    counts = _measured(n, m)
+    return counts["forward"], counts["recorded"] + counts["swept"]
+
+
+def _operations(n: int, m: int) -> tuple[int, int]:
+    """(the program's operations, the operations below one output), as the engine sees them."""
+    counts = _measured(n, m)
+    return counts["recorded"], counts["swept"] // m
 
 
 def _shapes(rng: random.Random) -> list[Case]:
-    return [
-        {"n": rng.randint(1, 400), "m": rng.randint(1, 400), "ops": rng.randint(5, 5000)}
-        for _ in range(6)
-    ]
+    """Two small shapes (one with a single output), then shapes no one would measure."""
+    small = [{"n": rng.randint(2, 6), "m": 1}, {"n": rng.randint(1, 4), "m": rng.randint(2, 6)}]
+    large = [{"n": rng.randint(50, 5000), "m": rng.randint(50, 5000)} for _ in range(3)]
+    return small + large
 
 
-def _judge_cost(which: int) -> Callable[[Case, dict], str | None]:
-    def judge(case: Case, seen: dict) -> str | None:
-        cost = as_floats(seen.get("cost"), 2)
-        if cost is None:
-            return f"returned {describe(seen.get('cost'))}; expected (forward, reverse)"
-        n, m, ops = case["n"], case["m"], case["ops"]
-        want = (n * ops, (1 + m) * ops)[which]  # a pass per input; one forward, a sweep per output
-        if cost[which] == want:
-            return None
-        mode = ("forward", "reverse")[which]
-        return f"wrong {mode} cost for n={n} inputs, m={m} outputs, {ops} operations"
-
-    return judge
-
-
-def _cost_is(which: int, model: Callable[[int, int, int], int]) -> Callable:
+def _work_is(which: int, model: Callable[[int, int], int]) -> Callable[[Case, dict], bool]:
     def matches(case: Case, seen: dict) -> bool:
-        cost = as_floats(seen.get("cost"), 2)
-        return cost is not None and cost[which] == model(case["n"], case["m"], case["ops"])
+        got, right = as_floats(seen.get("work"), 2), _engine_work(case["n"], case["m"])
+        want = model(case["n"], case["m"])
+        return got is not None and want != right[which] and got[which] == want
 
     return matches
 
 
-_FORWARD_COST_MISTAKES = (
-    Mistake(
-        _cost_is(0, lambda n, m, ops: m * ops),
-        "that counts one pass per output: a forward pass carries the derivative along one "
-        "input direction",
-    ),
-    Mistake(
-        _cost_is(0, lambda n, m, ops: (1 + n) * ops),
-        "one pass too many: forward mode computes values and tangents together, with no "
-        "separate pass to record anything",
-    ),
-    Mistake(
-        _cost_is(0, lambda n, m, ops: n * m * ops),
-        "a pass gives a whole column of the Jacobian, every output at once",
-    ),
-)
-_REVERSE_COST_MISTAKES = (
-    Mistake(
-        _cost_is(1, lambda n, m, ops: m * ops),
-        "the sweeps need a graph to walk: how does reverse mode get it before the first sweep?",
-    ),
-    Mistake(
-        lambda case, seen: (
-            _cost_is(1, lambda n, m, ops: n * ops)(case, seen)
-            or _cost_is(1, lambda n, m, ops: (1 + n) * ops)(case, seen)
+def _judge_work(case: Case, seen: dict) -> str | None:
+    n, m = case["n"], case["m"]
+    got = as_floats(seen.get("work"), 2)
+    if got is None:
+        return f"returned {describe(seen.get('work'))}; expected (forward, reverse)"
+    for which, mode in enumerate(("forward", "reverse")):
+        want = _engine_work(n, m)[which]
+        if got[which] != want:
+            ratio = f": {got[which] / want:.4g} times the engine's" if got[which] else ""
+            return f"wrong {mode} work for program({n}, {m}){ratio}"
+    return None
+
+
+_WORK_MISTAKES = tuple(
+    Mistake(_work_is(which, model), hint, name=name)
+    for name, which, model, hint in (
+        (
+            "whole graph",
+            1,
+            lambda n, m: (1 + m) * _operations(n, m)[0],
+            "your reverse count charges every sweep the whole program: a sweep starts at its "
+            "output and passes only through the operations that output depends on",
         ),
-        "that counts one sweep per input: a backward sweep gives a whole row of the Jacobian, "
-        "one output's derivative with respect to every input",
-    ),
-    Mistake(
-        _cost_is(1, lambda n, m, ops: ops),
-        "one sweep gives one output's derivatives: with m outputs, how many sweeps?",
-    ),
+        (
+            "no recording",
+            1,
+            lambda n, m: m * _operations(n, m)[1],
+            "the sweeps need a recorded graph to walk: what does the first, forward pass "
+            "of reverse mode cost?",
+        ),
+        (
+            "one sweep",
+            1,
+            lambda n, m: sum(_operations(n, m)),
+            "one sweep gives the derivatives of one output: with m outputs, how many sweeps?",
+        ),
+        (
+            "per output",
+            0,
+            lambda n, m: m * _operations(n, m)[0],
+            "that counts a forward pass per output: a pass carries the derivative along one "
+            "input direction, for every output at once",
+        ),
+        (
+            "extra pass",
+            0,
+            lambda n, m: (1 + n) * _operations(n, m)[0],
+            "one pass too many: forward mode computes values and tangents together, with no "
+            "separate pass to record anything",
+        ),
+    )
 )
 
-
-JACOBIAN_COST = register(
+WORK = register(
     Exercise(
-        "05.jacobian_cost",
-        "The cost of a Jacobian",
+        "05.work",
+        "Predicting the work of each mode",
         2,
-        "jacobian_cost(n, m, ops) returns (forward, reverse): the elementary operations "
-        "each mode spends on the full Jacobian of f: ℝⁿ → ℝᵐ whose program has ops operations.",
-        ("jacobian_cost",),
+        "work(n, m) returns (forward, reverse): the units of work the package's engines "
+        "spend on the full Jacobian of the notebook's program(n, m), as count_work counts "
+        "them, for any n, m >= 1, including shapes with thousands of inputs and outputs, far "
+        "too large to measure: derive it from the program.",
+        ("work",),
         (
             Check(
-                "forward mode, for any number of inputs",
+                "both modes, small and large shapes",
                 "",
                 _shapes,
-                _run_cost,
-                _judge_cost(0),
-                mistakes=_FORWARD_COST_MISTAKES,
-            ),
-            Check(
-                "reverse mode, for any number of outputs",
-                "",
-                _shapes,
-                _run_cost,
-                _judge_cost(1),
-                mistakes=_REVERSE_COST_MISTAKES,
+                _run_work,
+                _judge_work,
+                mistakes=_WORK_MISTAKES,
+                right=lambda case: {"work": list(_engine_work(case["n"], case["m"]))},
             ),
         ),
-        answers=("n * ops", "(1 + m) * ops", "(1 + m) · ops", "n · ops"),
+        answers=("(2 * n + 1) * m", "m * (2 * n + 1)", "2 * n - 1 + 2 * m"),
     )
 )
 
 
-# --- 05.choose_mode --------------------------------------------------------------
+# --- 05.choose_mode ------------------------------------------------------------------
+
+
+def _right_mode(case: Case) -> str | None:
+    """The cheaper mode on program(n, m), or None on a tie."""
+    forward, reverse = _engine_work(case["n"], case["m"])
+    return None if forward == reverse else ("forward" if forward < reverse else "reverse")
 
 
 def _judge_choice(case: Case, seen: dict) -> str | None:
     n, m, mode = case["n"], case["m"], seen.get("mode")
     if mode not in ("forward", "reverse"):
         return f"returned {describe(mode)}; answer the string 'forward' or 'reverse'"
-    want = "forward" if n < 1 + m else "reverse"
-    if mode == want or n == 1 + m:  # a tie: either mode does the same work
+    want = _right_mode(case)
+    if want is None or mode == want:
         return None
-    return f"{mode} mode is the slower one for n={n} inputs and m={m} outputs"
+    return f"{mode} mode does more work than {want} mode on program({n}, {m})"
 
 
-def _clear_shapes(rng: random.Random) -> list[Case]:
-    """Shapes where one mode is at least four times cheaper than the other."""
+def _near_the_boundary(rng: random.Random) -> list[Case]:
+    """Shapes on both sides of where the modes trade places, away from the diagonal n = m
+    that a count of whole-graph sweeps would put it on."""
     cases = []
-    while len(cases) < 6:
-        n, m = rng.randint(1, 300), rng.randint(1, 300)
-        if max(n, 1 + m) >= 4 * min(n, 1 + m):
-            cases.append({"n": n, "m": m})
+    for n in rng.sample(range(3, 40), 3):
+        edge = (2 * n - 1) * (n - 1) / 3  # forward mode wins for m above this
+        cases.append({"n": n, "m": max(n + 1, math.floor(edge * rng.uniform(0.3, 0.9)))})
+        cases.append({"n": n, "m": math.ceil(edge * rng.uniform(1.1, 3.0))})
     return cases
 
 
-def _square_shapes(rng: random.Random) -> list[Case]:
-    """n = m, where the sizes alone suggest a tie that is not one, and n = m + 2."""
-    sizes = rng.sample(range(2, 200), 3)
-    return [{"n": k, "m": k} for k in sizes[:2]] + [{"n": sizes[2] + 2, "m": sizes[2]}]
+def _diagonal(case: Case, seen: dict) -> bool:
+    n, m, mode = case["n"], case["m"], seen.get("mode")
+    return mode != _right_mode(case) and mode in (
+        "forward" if n < m else "reverse",
+        "forward" if n < 1 + m else "reverse",
+    )
 
 
-# (One case cannot tell a constant answer from swapped sizes on a wide or tall Jacobian,
-# so only the two clear shapes get a targeted hint; elsewhere the reason says what failed.)
-_CHOICE_MISTAKES = (
-    Mistake(
-        lambda case, seen: seen.get("mode") == "reverse" and case["n"] == 1,
-        "with a single input, how many passes does forward mode need for every output's "
-        "derivative?",
-    ),
-    Mistake(
-        lambda case, seen: seen.get("mode") == "forward" and case["m"] == 1,
-        "with a single output, how many sweeps does reverse mode need for the whole gradient?",
-    ),
-)
-
+_MODES = Kind("'forward' or 'reverse'", lambda v: v in ("forward", "reverse"))
 
 CHOOSE_MODE = register(
     Exercise(
         "05.choose_mode",
         "Forward or reverse?",
         2,
-        "choose_mode(n, m) returns 'forward' or 'reverse', whichever computes the "
-        "Jacobian of f: ℝⁿ → ℝᵐ with fewer operations (on a tie, either).",
+        "choose_mode(n, m) returns 'forward' or 'reverse', whichever mode's engine does "
+        "less work on the Jacobian of program(n, m) (on a tie, either). While this is "
+        "checked the grader supplies its own work.",
         ("choose_mode",),
         (
             Check(
-                "a loss: many inputs, one output",
+                "where the modes trade places",
                 "",
-                lambda rng: [{"n": rng.randint(20, 100_000), "m": 1} for _ in range(4)],
+                _near_the_boundary,
                 _run_choice,
                 _judge_choice,
-                mistakes=_CHOICE_MISTAKES,
-            ),
-            Check(
-                "a curve: one input, many outputs",
-                "",
-                lambda rng: [{"n": 1, "m": rng.randint(20, 100_000)} for _ in range(4)],
-                _run_choice,
-                _judge_choice,
-                mistakes=_CHOICE_MISTAKES,
-            ),
-            Check(
-                "wide and tall Jacobians",
-                "",
-                _clear_shapes,
-                _run_choice,
-                _judge_choice,
-                mistakes=_CHOICE_MISTAKES,
-            ),
-            Check(
-                "square ones, and one with two inputs more than outputs",
-                "",
-                _square_shapes,
-                _run_choice,
-                _judge_choice,
+                weight=2.0,
                 mistakes=(
                     Mistake(
-                        lambda case, seen: case["n"] == case["m"] and seen.get("mode") == "reverse",
-                        "with as many inputs as outputs the two modes differ by one pass: "
-                        "which of them also pays for recording the graph?",
+                        _diagonal,
+                        "the boundary is not the diagonal here: a sweep walks only what its "
+                        "output depends on, and all of them share the sum of squares. Compare "
+                        "the two counts of your work(n, m)",
+                        name="diagonal",
                     ),
                 ),
+                right=lambda case: {"mode": _MODES},
+            ),
+            Check(
+                "a loss and a curve",
+                "",
+                lambda rng: [
+                    {"n": rng.randint(20, 100_000), "m": 1},
+                    {"n": 1, "m": rng.randint(20, 100_000)},
+                ],
+                _run_choice,
+                _judge_choice,
+                right=lambda case: {"mode": _MODES},
             ),
         ),
-        requires=reference_steps(jacobian_cost="jacobian_cost"),
-        answers=("forward < reverse", "n < 1 + m"),
+        requires=reference_steps(work="work_reference"),
+        answers=("forward < reverse", "forward <= reverse"),
+    )
+)
+
+
+# --- 05.segment_length: checkpointing --------------------------------------------------
+#
+# T steps, each recording s operations. The forward pass runs on plain numbers and stores
+# the state at the start of every segment of k steps; the backward pass rebuilds one
+# segment at a time from its stored state and sweeps it. The peak memory, in stored
+# states and recorded operations: ceil(T / k) + s·min(k, T).
+
+
+def _peak(t: int, s: int, k: int) -> int:
+    return -(-t // k) + s * min(k, t)
+
+
+def _best(t: int, s: int) -> int:
+    """The smallest peak over every segment length (those near √(T/s), and the ends)."""
+    centre = max(1, round(math.sqrt(t / s)))
+    lengths = {1, t, *range(max(1, centre // 4), min(t, 4 * centre + 8) + 1)}
+    return min(_peak(t, s, k) for k in lengths)
+
+
+def _segment_cases(rng: random.Random) -> list[Case]:
+    """Steps of one and of several operations; and, for each whole number next to √(T/s),
+    a case where it is not the best (the peak jumps where T / k rounds up)."""
+    cases = [{"T": rng.randint(1_000, 200_000), "s": s} for s in (1, 3, rng.randint(20, 60))]
+    for pick in (math.floor, math.ceil):
+        while True:
+            t, s = rng.randint(1_000, 200_000), rng.randint(1, 12)
+            if _peak(t, s, max(1, pick(math.sqrt(t / s)))) != _best(t, s):
+                cases.append({"T": t, "s": s})
+                break
+    return cases
+
+
+def _length(seen: dict) -> int | None:
+    k = as_float(seen.get("k"))
+    return int(k) if k is not None and math.isfinite(k) and k == int(k) else None
+
+
+def _judge_segment(case: Case, seen: dict) -> str | None:
+    t, s, k = case["T"], case["s"], _length(seen)
+    if k is None or not 1 <= k <= t:
+        return f"returned {describe(seen.get('k'))}; expected a whole number of steps, 1 to T"
+    peak, best = _peak(t, s, k), _best(t, s)
+    if peak == best:
+        return None
+    return (
+        f"for T = {t} steps of {s} operations, segments of {k} steps peak at {peak:,} "
+        f"stored items, {peak / best:.3g} times the least any length gives"
+    )
+
+
+def _chose(model: Callable[[int, int], list[float]]) -> Callable[[Case, dict], bool]:
+    def matches(case: Case, seen: dict) -> bool:
+        k, t, s = _length(seen), case["T"], case["s"]
+        return k is not None and _peak(t, s, k) != _best(t, s) and k in model(t, s)
+
+    return matches
+
+
+def _rounded(x: float) -> list[float]:
+    return [math.floor(x), math.ceil(x), round(x)]
+
+
+_SEGMENT_MISTAKES = (
+    Mistake(
+        _chose(lambda t, s: _rounded(math.sqrt(t))),
+        "√T balances the stored states against the steps of a segment, but a step records "
+        "s operations: count a segment's memory in operations",
+        name="square root of T",
+    ),
+    Mistake(
+        _chose(lambda t, s: _rounded(math.sqrt(t * s))),
+        "the more operations a step records, the shorter its segments should be: check "
+        "which way s moves your length",
+        name="inverted",
+    ),
+    Mistake(
+        _chose(lambda t, s: [1]),
+        "a segment of one step stores every state: the states alone are then T items",
+        name="every step",
+    ),
+    Mistake(
+        _chose(lambda t, s: [t]),
+        "one segment of all T steps is the whole recording: no checkpoint saves anything",
+        name="one segment",
+    ),
+    Mistake(
+        _chose(lambda t, s: [math.floor(math.sqrt(t / s)), math.ceil(math.sqrt(t / s))]),
+        "close, but not the least: the number of segments rounds up, so compare the whole "
+        "numbers near your length",
+        name="rounding",
+    ),
+)
+
+SEGMENT = register(
+    Exercise(
+        "05.segment_length",
+        "A checkpointing schedule",
+        2,
+        "segment_length(T, s) returns the number of steps per segment that makes the peak "
+        "memory of checkpointed reverse mode smallest, for T steps that record s operations "
+        "each, counted as the lecture's checkpointed_gradient counts it (a stored state and "
+        "a recorded operation are one item each).",
+        ("segment_length",),
+        (
+            Check(
+                "the least peak memory, for any T and s",
+                "",
+                _segment_cases,
+                _run_segment,
+                _judge_segment,
+                mistakes=_SEGMENT_MISTAKES,
+                right=lambda case: {"k": REAL},
+            ),
+        ),
+        answers=("math.sqrt(T / s)", "(T / s) ** 0.5", "sqrt(T/s)"),
     )
 )
 
 
 # --- 05.vjp -------------------------------------------------------------------------
 
+# Functions ℝⁿ → ℝᵐ written once with micrograd_edu.functions: the grader runs them on
+# dual numbers (their exact Jacobian) and on floats (their values), at the points asked.
+FUNCTIONS: dict[str, tuple[int, Callable[..., list[Any]]]] = {
+    "polar": (2, lambda r, t: [r * F.cos(t), r * F.sin(t)]),
+    "lecture": (2, lambda a, b: [F.log(a) + a * b - F.sin(b)]),
+    "layer": (
+        3,
+        lambda x, y, z: [F.tanh(0.5 * x - y + 0.3 * z), F.tanh(x * y + z), x * y * z, y],
+    ),
+    "mixer": (4, lambda a, b, c, d: [a * b + c * d, F.exp(0.3 * a) - d, F.sin(b * c)]),
+    "curve": (1, lambda t: [F.cos(t), F.sin(2 * t), t * t, F.exp(-t)]),
+}
+
+
+def _f(case: Case) -> Callable[..., list[Any]]:
+    return scaled(FUNCTIONS[case["f"]][1], case[HELD])
+
 
 def _point(rng: random.Random, name: str) -> Case:
     n, f = FUNCTIONS[name]
     xs = [round(rng.uniform(0.5, 2.0), 4) for _ in range(n)]
     m = len(f(*xs))
-    v = [round(rng.uniform(-2, 2), 4) for _ in range(m)]
+    v = [round(rng.choice((-1, 1)) * rng.uniform(0.5, 2), 4) for _ in range(m)]
     return {"f": name, "xs": xs, "v": v, HELD: draw_scales(rng, n, m)}
 
 
+def _evaluate(case: Case, point: Any) -> list[Any]:
+    """One call of the case's f (``Check.serve``): its values and Jacobian at ``point``."""
+    xs = as_floats(point, len(case["xs"]))
+    if xs is None:
+        raise ValueError(f"f takes {len(case['xs'])} numbers; it was given {describe(point)}")
+    values = [float(y) for y in _f(case)(*xs)]
+    return [values, jacobian_forward(_f(case), xs).jacobian.reshape(len(values), -1).tolist()]
+
+
 def _jacobian(case: Case) -> np.ndarray:
-    """The m × n Jacobian of the case's f, by central differences of it on floats."""
-    f = scaled(FUNCTIONS[case["f"]][1], case[HELD])
-    return jacobian(f, case["xs"], 1e-6).jacobian.reshape(len(case["v"]), -1)
+    return np.array(_evaluate(case, case["xs"])[1])
 
 
-def _numerical_vjp(case: Case) -> list[float]:
-    return (np.array(case["v"]) @ _jacobian(case)).tolist()
+def _right_vjp(case: Case) -> dict:
+    return {"vjp": (np.array(case["v"]) @ _jacobian(case)).tolist()}
 
 
 def _judge_vjp(case: Case, seen: dict) -> str | None:
-    n = len(case["xs"])
+    n, m, calls = len(case["xs"]), len(case["v"]), seen.get("calls")
     got = as_floats(seen.get("vjp"), n)
     if got is None:
         return f"returned {describe(seen.get('vjp'))}; expected {n} numbers (one per input)"
-    want = _numerical_vjp(case)
-    if all(close(g, w, 1e-5, 1e-5) for g, w in zip(got, want, strict=True)):
-        return None
-    return f"vᵀJ is wrong for a function ℝ^{n} → ℝ^{len(case['v'])}"
+    want = _right_vjp(case)["vjp"]
+    if not all(close(g, w, 1e-10, 1e-12) for g, w in zip(got, want, strict=True)):
+        return f"vᵀJ is wrong for a function ℝ^{n} → ℝ^{m}"
+    if calls != 1:
+        return f"the answer is right, but f was called {calls} times; one call is the method"
+    return None
 
 
-def _judge_once(case: Case, seen: dict) -> str | None:
-    # Only the count: whether the numbers are right is the first check's business.
-    calls = seen.get("calls")
-    if calls == 1:
-        return None
-    if calls == 0:
-        return "f was never called on the inputs"
-    return f"f was called {calls} times"
-
-
-def _calls_are(count: Callable[[int, int], set[int]]) -> Callable:
+def _vjp_is(model: Callable[[np.ndarray, np.ndarray], Any]) -> Callable:
     def matches(case: Case, seen: dict) -> bool:
-        n, m = len(case["xs"]), len(case["v"])
-        return seen.get("calls") in count(n, m)
+        got = as_floats(seen.get("vjp"), len(case["xs"]))
+        want = model(_jacobian(case), np.array(case["v"]))
+        right = _right_vjp(case)["vjp"]
+        return (
+            got is not None
+            and not np.allclose(want, right, rtol=1e-9, atol=1e-12)
+            and np.allclose(got, want, rtol=1e-9, atol=1e-12)
+        )
 
     return matches
 
 
-def _vjp_is(model: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
+def _calls_are(count: Callable[[int, int], set[int]]) -> Callable:
     def matches(case: Case, seen: dict) -> bool:
-        got = as_floats(seen.get("vjp"), len(case["xs"]))
-        want = model(_jacobian(case), np.array(case["v"]))
-        return got is not None and np.allclose(got, want, rtol=1e-5, atol=1e-5)
+        return seen.get("calls") in count(len(case["xs"]), len(case["v"]))
 
     return matches
 
@@ -285,61 +479,56 @@ _VJP_MISTAKES = (
         _vjp_is(lambda J, v: J.sum(axis=0)),
         "that is the sum of the outputs' gradients, each with weight 1: v says how much each "
         "output counts",
+        name="unweighted",
     ),
     Mistake(
-        lambda case, seen: (
-            len(case["v"]) > 1
-            and any(
-                _vjp_is(lambda J, v, i=i: v[i] * J[i])(case, seen) for i in range(len(case["v"]))
-            )
+        lambda case, seen: any(
+            _vjp_is(lambda J, v, i=i: v[i] * J[i])(case, seen) for i in range(len(case["v"]))
         ),
         "only one output's contribution: every output adds its share, weighted by its v",
+        name="one output",
     ),
-)
-
-
-def _judge_one_backward(case: Case, seen: dict) -> str | None:
-    passes = seen.get("backward")
-    if passes == 1:
-        return None
-    return f"{passes} backward passes for {len(case['v'])} outputs; one is enough"
-
-
-_CALL_MISTAKES = (
+    Mistake(
+        None,
+        "every entry is 0: backward never reached the inputs you read. Is the scalar you "
+        "call backward on built from f's outputs, as Values, and are the inputs you read "
+        "the Values you passed to f?",
+        name="cut graph",
+        factor=0.0,
+    ),
     Mistake(
         _calls_are(lambda n, m: {n}),
-        "one call per input, as forward mode does: reverse mode gets every input's "
-        "derivative from one evaluation",
+        "one call of f per input, as forward mode makes: one call on Values records "
+        "everything a backward sweep needs",
+        name="call per input",
     ),
     Mistake(
         _calls_are(lambda n, m: {m}),
-        "one call per output: a single call gives all the outputs, and backward can start "
-        "from a combination of them",
-    ),
-    Mistake(
-        _calls_are(lambda n, m: {2 * n, 2 * n + 1, n + 1}),
-        "as many calls as finite differences need: reverse mode needs one",
+        "one call of f per output: a single call gives all the outputs, and backward can "
+        "start from a combination of them",
+        name="call per output",
     ),
 )
-
 
 VJP = register(
     Exercise(
         "05.vjp",
         "Vector-Jacobian product",
         3,
-        "vjp(f, xs, v) returns vᵀ J(xs) (a list of n numbers) for f: ℝⁿ → ℝᵐ from one "
-        "call of f on Values and one backward pass.",
+        "vjp(f, xs, v) returns vᵀ J(xs) (a list of n numbers) for f: ℝⁿ → ℝᵐ, from one "
+        "call of f on Values, f(*values), and one backward pass.",
         ("vjp",),
         (
             Check(
-                "vᵀJ matches a numerical Jacobian",
+                "vᵀJ, exactly, from one call of f",
                 "",
                 lambda rng: [_point(rng, name) for name in ("polar", "layer", "mixer", "curve")],
                 _run_vjp,
                 _judge_vjp,
+                weight=2.0,
                 mistakes=_VJP_MISTAKES,
-                serve=secret_scales,
+                serve=_evaluate,
+                right=_right_vjp,
             ),
             Check(
                 "m = 1, v = [1]: the gradient",
@@ -348,35 +537,8 @@ VJP = register(
                 _run_vjp,
                 _judge_vjp,
                 mistakes=_VJP_MISTAKES,
-                serve=secret_scales,
-            ),
-            Check(
-                "one evaluation of f",
-                "",
-                lambda rng: [_point(rng, name) for name in ("layer", "mixer")],
-                _run_vjp,
-                _judge_once,
-                mistakes=_CALL_MISTAKES,
-                serve=secret_scales,
-            ),
-            Check(
-                "one backward pass",
-                "",
-                lambda rng: [_point(rng, name) for name in ("layer", "mixer")],
-                _run_vjp,
-                _judge_one_backward,
-                mistakes=(
-                    Mistake(
-                        lambda case, seen: seen.get("backward") == len(case["v"]),
-                        "a backward pass per output: that builds the Jacobian row by row. One "
-                        "sweep from the right scalar gives vᵀJ directly",
-                    ),
-                    Mistake(
-                        lambda case, seen: seen.get("backward") == 0,
-                        "no backward pass: vᵀJ is what one reverse sweep computes",
-                    ),
-                ),
-                serve=secret_scales,
+                serve=_evaluate,
+                right=_right_vjp,
             ),
         ),
         answers=("total + weight * y", "Σ v_i f_i", r"\sum_i v_i f_i", "weight * y"),

@@ -86,22 +86,19 @@ def _lines(r: ExerciseResult) -> list[tuple[str, str, str]]:
     if r.status in ("not attempted", "missing", "broken"):
         mark = "…" if r.status == "not attempted" else "✘"
         return [(mark, r.reason, _advice(r.status))]
-    # A property that holds earns nothing while the first (main) one fails (or, graded
-    # all or nothing, while any fails): say so, or a ✔ worth 0 looks like a fault.
-    waiting = (
-        "it earns its points once the first property holds"
-        if r.checks and not r.checks[0].passed
-        else "it earns its points once every property holds"
-    )
-    return [_line(c, waiting) for c in r.checks]
+    return [_line(c) for c in r.checks]
 
 
-def _line(c: CheckResult, waiting: str = "") -> tuple[str, str, str]:
+def _line(c: CheckResult) -> tuple[str, str, str]:
     points = f" ({c.score:.3g}/{c.max_score:.3g})" if c.max_score else ""
     if c.passed:
+        # graded all or nothing, a property that holds earns nothing while another fails
+        waiting = "it earns its points once every property holds"
         return ("✔", c.name + points, waiting if c.max_score and not c.score else "")
     if not c.ran:
         return ("–", c.name + " (not run)", c.reason)
+    if not c.failed:
+        return ("–", c.name + points, c.reason)  # it holds, but what it builds on does not
     return ("✘", c.name + points, f"{c.reason}. Hint: {c.hint}" if c.hint else c.reason)
 
 

@@ -3,15 +3,25 @@
 A graded function runs in the student's process, so whatever it returns may be
 a trap: an object whose ``__eq__`` is always true, a ``float`` subclass whose
 ``__float__`` lies, a list that changes when read. ``to_plain`` turns a return
-value into JSON-able data *without calling any of its methods*: it accepts only
-exact built-in types and exact numpy types (whose conversions are numpy's own
-code), and names anything else. The grader compares plain data only, so a
-cheating object earns nothing.
+value into JSON-able data *without calling any of its methods*: a number or a
+container is read through its built-in base class's own code (``float.__float__``,
+``list.__iter__``, numpy's ``ndarray.tolist``), never through a method the student's
+class may have overridden, and anything else is named by its type. The grader
+compares plain data only, so a cheating object earns nothing.
+
+An honest answer is not marked down for its type: any real number is a number
+(``np.float64``, ``Fraction``, a ``float`` subclass read as the float it stores), any
+sequence of the standard library or numpy is a list (``tuple``, ``deque``, ``range``,
+``array.array``, a ``NamedTuple``, ``np.matrix``, any ``ndarray`` subclass).
 """
 
 from __future__ import annotations
 
+import array
 import math
+from collections import deque
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -21,7 +31,27 @@ __all__ = ["to_plain", "as_float", "as_floats", "close", "describe", "too_long"]
 # The parent reads at most this many items of a list or array: a submission must
 # not make it parse (or judge) an unbounded answer. A longer one is reported by length.
 _MAX_ITEMS = 10_000
-_NUMPY_SCALARS = (np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8)
+# numpy's own scalar types (a subclass of one is the student's, and is not read)
+_NUMPY_SCALARS = frozenset(
+    t for t in np.sctypeDict.values() if issubclass(t, np.integer | np.floating | np.bool_)
+)
+_SEQUENCES = (list, tuple, deque)  # read through the base class's own __iter__
+
+
+def _number(value: Any) -> Any:
+    """``value`` as a plain bool, int or float, or ``None`` when it is not a number."""
+    kind = type(value)  # type() reads the object's real class; __class__ can lie
+    if kind in (bool, int, float):
+        return value
+    if kind in _NUMPY_SCALARS:
+        return value.item()
+    if kind in (Fraction, Decimal):
+        return float(value)
+    if issubclass(kind, float):  # the float it stores, not what its methods say
+        return float.__float__(value)
+    if issubclass(kind, int) and not issubclass(kind, bool):
+        return int.__index__(value)
+    return None
 
 
 def to_plain(value: Any, depth: int = 0) -> Any:
@@ -31,27 +61,42 @@ def to_plain(value: Any, depth: int = 0) -> Any:
 
     >>> to_plain([1.5, (2, None)])
     [1.5, [2, None]]
-    >>> to_plain(np.arange(3.0))
-    [0.0, 1.0, 2.0]
+    >>> to_plain(np.arange(3.0)), to_plain(deque([np.float64(0.5)])), to_plain(Fraction(1, 4))
+    ([0.0, 1.0, 2.0], [0.5], 0.25)
     >>> class Liar(float):
     ...     def __eq__(self, other): return True
-    >>> to_plain(Liar(1.0))
-    {'unsupported': 'Liar'}
+    ...     def __float__(self): return 7.0
+    >>> to_plain(Liar(1.0))  # the float it holds: neither method is called
+    1.0
+    >>> to_plain(object())
+    {'unsupported': 'object'}
     >>> to_plain(list(range(10_001)))
     {'too_long': 10001}
     """
-    kind = type(value)  # type() reads the object's real class; __class__ can lie
-    if value is None or kind in (bool, int, float, str):
-        return value if kind is not str else value[:1000]
-    if kind in _NUMPY_SCALARS:
-        return value.item()
-    if kind is np.ndarray and value.dtype.kind in "biuf":
-        return value.tolist() if value.size <= _MAX_ITEMS else {"too_long": value.size}
-    if kind in (list, tuple) and depth < 4:
-        if len(value) > _MAX_ITEMS:
-            return {"too_long": len(value)}
-        return [to_plain(item, depth + 1) for item in value]
-    return {"unsupported": kind.__name__}
+    kind = type(value)
+    if value is None or kind is str:
+        return value if value is None else value[:1000]
+    number = _number(value)
+    if number is not None:
+        return number
+    if issubclass(kind, np.ndarray):
+        array_ = np.ndarray.view(value, np.ndarray)  # np.matrix, or a student's subclass
+        if array_.dtype.kind not in "biuf":
+            return {"unsupported": kind.__name__}
+        return array_.tolist() if array_.size <= _MAX_ITEMS else {"too_long": array_.size}
+    if kind is range or issubclass(kind, array.array):
+        items = list(value) if kind is range else array.array.tolist(value)
+    else:
+        base = next((b for b in _SEQUENCES if issubclass(kind, b)), None)
+        if base is None or depth >= 4:
+            return {"unsupported": kind.__name__}
+        length = base.__len__(value)
+        if length > _MAX_ITEMS:
+            return {"too_long": length}
+        items = list(base.__iter__(value))
+    if len(items) > _MAX_ITEMS:
+        return {"too_long": len(items)}
+    return [to_plain(item, depth + 1) for item in items]
 
 
 def too_long(value: Any) -> int | None:
@@ -79,8 +124,11 @@ def describe(value: Any) -> str:
     if isinstance(value, dict) and "unsupported" in value:
         return f"an object of type {value['unsupported']}"
     if isinstance(value, list):
-        return f"a list of {len(value)} items"
-    return "None" if value is None else f"a {type(value).__name__}"
+        return f"a list of {len(value)} item{'s' * (len(value) != 1)}"
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def as_float(value: Any) -> float | None:

@@ -52,9 +52,11 @@ def backward_reference(root: Any) -> None:
         node._backward()
 
 
-def jacobian_cost(n: int, m: int, ops: int) -> tuple[int, int]:
-    """Operations for the whole Jacobian: forward mode, then reverse mode."""
-    return n * ops, (1 + m) * ops
+def work_reference(n: int, m: int) -> tuple[int, int]:
+    """The engines' work for the Jacobian of chapter 05's program(n, m): forward mode's
+    operations, then reverse mode's operations recorded plus those its sweeps pass."""
+    ops, below = 2 * n - 1 + 2 * m, 2 * n + 1
+    return n * ops, ops + m * below
 
 
 def minibatch_indices(n: int, batch_size: int, rng: Any) -> list:

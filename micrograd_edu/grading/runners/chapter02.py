@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...scalar.symbolic import Apply, Constant, Expr, Symbol
+from ..plain import as_float, to_plain
 from ..registry import Case, runner_factory
 
 Nodes = list[list[Any]]
@@ -37,9 +38,9 @@ def encode(expr: Any) -> Nodes:
     >>> x = Symbol("x")
     >>> encode(x * x.sin() + 2)
     [['var', 'x'], ['sin', 0], ['mul', 0, 1], ['const', 2], ['add', 2, 3]]
+    >>> returned(2.5)  # a number is not an expression: it stays a number, for the judge
+    2.5
     """
-    if type(expr) in (int, float):
-        return [["const", expr]]
     nodes: Nodes = []
     index: dict[int, int] = {}
     opened: set[int] = set()  # Apply nodes whose arguments are being read
@@ -77,6 +78,13 @@ def encode(expr: Any) -> Nodes:
     return nodes
 
 
+def returned(result: Any) -> Any:
+    """What a function returned, as the judge reads it: a number as a number, an
+    expression as its node list."""
+    number = to_plain(result)
+    return number if as_float(number) is not None else encode(result)
+
+
 # name: (u(x) as an expression, u'(x) as an expression, u and u' with math)
 _LIBRARY: dict[str, tuple[Callable, Callable, Callable, Callable]] = {
     "sin": (lambda x: x.sin(), lambda x: x.cos(), math.sin, math.cos),
@@ -94,14 +102,14 @@ def _run_rule(name: str) -> Callable[[dict, Case], dict]:
         x = Symbol("x")
         u, du = (_LIBRARY[case["u"]][k](x) for k in (0, 1))
         v, dv = (_LIBRARY[case["v"]][k](x) for k in (0, 1))
-        return {"derivative": encode(functions[name](u, du, v, dv))}
+        return {"derivative": returned(functions[name](u, du, v, dv))}
 
     return run
 
 
 def _run_diff(functions: dict, case: Case) -> dict:
     expr = build(case["tree"])
-    return {"derivative": encode(functions["my_diff"](expr, Symbol(case["var"])))}
+    return {"derivative": returned(functions["my_diff"](expr, Symbol(case["var"])))}
 
 
 def _run_size(functions: dict, case: Case) -> dict:
@@ -109,4 +117,6 @@ def _run_size(functions: dict, case: Case) -> dict:
 
 
 def _run_fold(functions: dict, case: Case) -> dict:
-    return {"folded": encode(functions["fold_constants"](build(case["tree"])))}
+    given = build(case["tree"])
+    folded = returned(functions["fold_constants"](given))
+    return {"folded": folded, "input_after": encode(given)}

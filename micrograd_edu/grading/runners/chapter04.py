@@ -1,54 +1,79 @@
 """What the grader runs next to the submission for chapter04: it builds the inputs
 from a case and calls the student's functions. No answer, oracle or expected value
-lives here (see runners/__init__.py)."""
+lives here (see runners/__init__.py).
+
+A graph arrives as a list of nodes in an order that is not a topological one (the
+grader shuffles it), each with its value: the grader's nodes are made first and linked
+after, so nothing here orders a graph, and nothing in a case is an order to replay.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ...rules import MATH, RULES
+from ..plain import as_float, to_plain
 from ..registry import Case
 
 Graph = list[dict[str, Any]]
-
-
-def _evaluate(g: Graph, leaves: dict[int, float] | None = None) -> list[float]:
-    """Every node's value, on floats (the judge's own evaluation)."""
-    values: list[float] = []
-    for i, node in enumerate(g):
-        if not node["parents"]:
-            values.append(leaves.get(i, node["data"]) if leaves else node["data"])
-        else:
-            args = [values[p] for p in node["parents"]]
-            values.append(RULES[node["op"]].value(MATH, *args))
-    return values
-
-
-def _leaf_indices(g: Graph) -> list[int]:
-    return [i for i, node in enumerate(g) if not node["parents"]]
 
 
 class _Node:
     """A plain node for topological_order: the graph protocol and nothing more.
 
     No ``__slots__``: a student may mark a node as visited with an attribute of its own.
+    Reading ``parents`` records how deep in Python's call stack the walk stands (see
+    :func:`_watching_depth`), which tells a recursive walk from one that keeps its own
+    stack.
     """
 
-    def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
-        self.parents, self.op, self.data, self.grad, self.label = parents, op, data, 0.0, ""
+    def __init__(self, op: str, data: float) -> None:
+        self.op, self.data, self.grad, self.label = op, data, 0.0, ""
+        self._parents: tuple[Any, ...] = ()
+
+    @property
+    def parents(self) -> tuple[Any, ...]:
+        if _DEPTH["base"] is not None:
+            frame, depth = sys._getframe(1), 0
+            while frame is not None and frame is not _DEPTH["base"] and depth < 64:
+                frame, depth = frame.f_back, depth + 1
+            _DEPTH["most"] = max(_DEPTH["most"], depth)
+        return self._parents
+
+    @parents.setter
+    def parents(self, parents: tuple[Any, ...]) -> None:
+        self._parents = parents
+
+
+_DEPTH: dict[str, Any] = {"base": None, "most": 0}
+
+
+@contextmanager
+def _watching_depth() -> Iterator[dict[str, Any]]:
+    """The deepest call-stack level, counted from the caller's frame, at which a node's
+    parents were read inside the block."""
+    _DEPTH.update(base=sys._getframe(2), most=0)
+    try:
+        yield _DEPTH
+    finally:
+        _DEPTH["base"] = None
 
 
 class _ClosureNode(_Node):
     """A micrograd-style node: its ``_backward`` adds local derivative x grad to its parents."""
 
-    def __init__(self, op: str, parents: tuple[Any, ...], data: float) -> None:
-        super().__init__(op, parents, data)
+    def __init__(self, op: str, data: float) -> None:
+        super().__init__(op, data)
         self._backward: Callable[[], None] = _nothing
+
+    def link(self, parents: tuple[Any, ...]) -> None:
+        self.parents = parents
         if parents:
-            rule, args = RULES[op], [p.data for p in parents]
-            local = [partial(MATH, data, *args) for partial in rule.partials]
+            rule, args = RULES[self.op], [p.data for p in parents]
+            local = [partial(MATH, self.data, *args) for partial in rule.partials]
 
             def _backward() -> None:
                 for parent, d in zip(parents, local, strict=True):
@@ -62,11 +87,17 @@ def _nothing() -> None:
 
 
 def _build(g: Graph, make: type[_Node]) -> list[_Node]:
-    values = _evaluate(g)
-    nodes: list[_Node] = []
-    for node, value in zip(g, values, strict=True):
-        nodes.append(make(node["op"], tuple(nodes[p] for p in node["parents"]), value))
+    """The grader's nodes for the plain graph ``g``: all made first, then linked, so that
+    their order is the listing's (which is not a topological one)."""
+    nodes = [make(node["op"], node["data"]) for node in g]
+    for node, spec in zip(nodes, g, strict=True):
+        parents = tuple(nodes[p] for p in spec["parents"])
+        node.link(parents) if isinstance(node, _ClosureNode) else setattr(node, "parents", parents)
     return nodes
+
+
+def _leaf_indices(g: Graph) -> list[int]:
+    return [i for i, node in enumerate(g) if not node["parents"]]
 
 
 @contextmanager
@@ -115,13 +146,29 @@ def _backward_by_creation(leaf: Any, build: Callable[[], Any], seed: Any = 1.0) 
     return root
 
 
+_STACK_ROOM = 200  # frames the student's walk may use above the runner: no recursion needs less
+
+
 def _run_order(functions: dict, case: Case) -> dict:
+    """The student's order as indices into the case's listing, how deep in the call stack
+    the walk read a node's parents, and whether it raised Python's recursion limit (the
+    runner sets it to a little above where the call starts)."""
     nodes = _build(case["graph"], _Node)
     where = {id(node): i for i, node in enumerate(nodes)}
-    order = functions["topological_order"](nodes[-1])
-    if not isinstance(order, (list, tuple)):
-        return {"order": order}
-    return {"order": [where.get(id(item), -1) for item in order]}
+    limit, frame, depth = sys.getrecursionlimit(), sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    sys.setrecursionlimit(depth + _STACK_ROOM)
+    try:
+        with _watching_depth() as watched:
+            order = functions["topological_order"](nodes[case["root"]])
+        raised = sys.getrecursionlimit() != depth + _STACK_ROOM
+    finally:
+        sys.setrecursionlimit(limit)
+    seen = {"depth": watched["most"], "raised_limit": raised}
+    if not isinstance(order, list | tuple):
+        return {**seen, "order": order}
+    return {**seen, "order": [where.get(id(item), -1) for item in order]}
 
 
 # An expression as plain data: a list of steps [op, i] | [op, i, j] | [op, i, c], with
@@ -148,6 +195,9 @@ def _apply(step: list[Any], made: list[Any]) -> Any:
 
 
 def _run_expression(functions: dict, case: Case) -> dict:
+    """The value and the inputs' gradients of the case's expression on MyValues, and what
+    its result node was computed from: each parent an input (its index), a number (-1)
+    or another node (-2)."""
     make = functions["MyValue"]
     leaves = [make(x) for x in case["leaves"]]
 
@@ -158,7 +208,12 @@ def _run_expression(functions: dict, case: Case) -> dict:
         return made[-1]
 
     out = _backward_by_creation(leaves[0], build)
-    return {"value": out.data, "grads": [leaf.grad for leaf in leaves]}
+    index = {id(leaf): k for k, leaf in enumerate(leaves)}
+    parents = [
+        index.get(id(p), -2 if getattr(p, "parents", ()) else -1)
+        for p in getattr(out, "parents", ()) or ()
+    ]
+    return {"value": out.data, "grads": [leaf.grad for leaf in leaves], "parents": parents}
 
 
 def _unary(case: Case) -> Callable[[Any], Any]:
@@ -197,121 +252,97 @@ def _run_unary(functions: dict, case: Case) -> dict:
     return seen
 
 
-def _calls(cls: type, names: tuple[str, ...], build: Callable[[], Any]) -> tuple[Any, dict]:
-    """``build()``, and how often it called each of the methods ``names`` of ``cls``."""
-    counts = dict.fromkeys(names, 0)
-    saved = {name: vars(cls).get(name) for name in names}
-    for name in names:
-        method = getattr(cls, name, None)
-        if callable(method):
-
-            def counted(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
-                counts[_name] += 1
-                return _method(*args, **kwargs)
-
-            setattr(cls, name, counted)
-    try:
-        return build(), counts
-    finally:
-        for name, method in saved.items():
-            if method is None:
-                if name in vars(cls):
-                    delattr(cls, name)
-            else:
-                setattr(cls, name, method)
-
-
 def _run_composed(functions: dict, case: Case) -> dict:
-    """An expression of -, / (_run_expression's observation), how often building it called
-    the primitives (+, *, **), and the student's a ** -1 (division is built on the power of
-    exercise 04.pow)."""
-    make = functions["MyValue"]
-    seen, calls = _calls(
-        type(make(0.0)),
-        ("__add__", "__radd__", "__mul__", "__rmul__", "__pow__"),
-        lambda: _run_expression(functions, case),
-    )
-    seen["calls"] = [calls["__add__"] + calls["__radd__"], calls["__mul__"] + calls["__rmul__"]]
-    seen["calls"].append(calls["__pow__"])
-    seen["reciprocal"] = _probe(make, lambda node: node**-1, case["leaves"][-1], 1.0)
+    """An expression of -, / (_run_expression's observation) and the student's a ** -1
+    (division is built on the power of exercise 04.pow)."""
+    seen = _run_expression(functions, case)
+    seen["reciprocal"] = _probe(functions["MyValue"], lambda n: n**-1, case["leaves"][-1], 1.0)
     return seen
 
 
 def _run_backward(functions: dict, case: Case) -> dict:
-    """The grads after ``backward(output)``: run ``case["calls"]`` times (default once),
+    """The grads after ``backward(root)``: run ``case["calls"]`` times (default once),
     on nodes whose grads start at ``case["before"]`` ([input's, inner node's]; 0 by
     default), as if an earlier backward had left them there."""
     nodes = _build(case["graph"], _ClosureNode)
     leaf, inner = case.get("before", (0.0, 0.0))
     for node in nodes:
         node.grad = inner if node.parents else leaf
+    root = nodes[case["root"]]
     for _ in range(case.get("calls", 1)):
-        functions["backward"](nodes[-1])
+        functions["backward"](root)
     leaves = [nodes[i] for i in _leaf_indices(case["graph"])]
-    return {"root_grad": nodes[-1].grad, "grads": [leaf.grad for leaf in leaves]}
+    return {"root_grad": root.grad, "grads": [leaf.grad for leaf in leaves]}
 
 
-_TRAINED: dict[tuple, dict] = {}  # the last training observed: the three checks share it
+def _number(value: Any) -> Any:
+    """A parameter as a plain number: a number, or a node's ``.data``."""
+    plain = to_plain(value)
+    return plain if as_float(plain) is not None else to_plain(getattr(value, "data", value))
+
+
+_TRAINED: dict[tuple, dict] = {}  # the last training observed: the checks share it
 
 
 def _run_train(functions: dict, case: Case) -> dict:
-    """``train(xs, ys)``, the MyValues it made, and its predictions at the training
-    points and at the new points ``case["new"]``. Trained once for all three checks."""
-    key = (
-        functions["train"],
-        functions["MyValue"],
-        *map(tuple, (case["xs"], case["ys"], case["new"])),
-    )
+    """The parameters ``train(xs, ys)`` returned, as numbers. Each call of ``backward``
+    inside it is reported to the grader (``case["ask"]``), which counts it: the grader's
+    own backward is the one in the notebook's namespace while this is checked, and it
+    is watched there, through train's globals. What it reports (the loss, and how the
+    leaves' data and grads stood) serves the hints only. Trained once for all checks."""
+    # one training per observation: the grader on the other end of ask is new each time
+    asker = getattr(case["ask"], "func", case["ask"])
+    key = (asker, functions["train"], functions["MyValue"], *map(tuple, (case["xs"], case["ys"])))
     if key not in _TRAINED:
         _TRAINED.clear()
         _TRAINED[key] = _train(functions, case)
     return dict(_TRAINED[key])
 
 
-@contextmanager
-def _leaf_clears(cls: type) -> Iterator[dict[str, int]]:
-    """How often, inside the block, a node without parents (an input, such as a weight) has
-    its grad set to 0 (a training loop clearing its gradients: backward never does that, it
-    resets only the nodes inside the graph, and a node's __init__ sets grad before parents),
-    and how often to anything else (a backward pass reaching it)."""
-    counts = {"cleared": 0, "reached": 0}  # grads of inputs set to 0, and to anything else
-    own = "__setattr__" in vars(cls)
-    original = cls.__setattr__
-
-    def setattr_(self: Any, name: str, value: Any) -> None:
-        if name == "grad" and not getattr(self, "parents", True):
-            old = getattr(self, "__dict__", {}).get("grad")
-            if type(value) in (int, float) and value == 0:  # cleared, if it held something
-                counts["cleared"] += type(old) in (int, float) and old != 0
-            else:
-                counts["reached"] += 1
-        original(self, name, value)
-
-    cls.__setattr__ = setattr_
-    try:
-        yield counts
-    finally:
-        if own:
-            cls.__setattr__ = original
-        else:
-            del cls.__setattr__
+def _leaves(root: Any) -> list[Any]:
+    found, seen, todo = [], {id(root)}, [root]
+    while todo:
+        node = todo.pop()
+        parents = getattr(node, "parents", ()) or ()
+        if not parents:
+            found.append(node)
+        for parent in parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                todo.append(parent)
+    return found
 
 
 def _train(functions: dict, case: Case) -> dict:
-    make = functions["MyValue"]
-    kind = type(make(0.0))
-    with _recording(kind) as created, _leaf_clears(kind) as clears:
-        predict = functions["train"](list(case["xs"]), list(case["ys"]))
-    made = len(created)
-    created.clear()  # free the training's graphs before predicting
+    train = functions["train"]
+    scope = getattr(train, "__globals__", None)
+    given = scope.get("backward") if isinstance(scope, dict) else None
 
-    def read(x: float) -> Any:
-        y = predict(x)
-        return getattr(y, "data", y)
+    def backward(root: Any) -> Any:
+        # reported to the grader: [loss, Σ|leaf grad| before the pass, Σ leaf data, Σ data²]
+        leaves = _leaves(root)
+        before = sum(abs(as_float(to_plain(getattr(n, "grad", 0.0))) or 0.0) for n in leaves)
+        result = given(root)
+        data = [as_float(to_plain(getattr(leaf, "data", None))) or 0.0 for leaf in leaves]
+        loss = as_float(to_plain(getattr(root, "data", None)))
+        case["ask"]([loss, before, sum(data), sum(d * d for d in data)])
+        return result
 
-    return {
-        "made": made,
-        **clears,
-        "fitted": [read(x) for x in case["xs"]],
-        "predicted": [read(x) for x in case["new"]],
-    }
+    if callable(given):
+        scope["backward"] = backward
+    try:
+        params = train(list(case["xs"]), list(case["ys"]))
+    finally:
+        if callable(given):
+            scope["backward"] = given
+    if not isinstance(params, list | tuple) or len(params) != 4:
+        return {"params": to_plain(params)}
+    *groups, c = params
+    return {"params": [_group(group) for group in groups] + [_number(c)]}
+
+
+def _group(group: Any) -> Any:
+    """A list of parameters as plain numbers (nodes read by their ``.data``)."""
+    if isinstance(group, list | tuple):
+        return [_number(p) for p in group]
+    return to_plain(group)

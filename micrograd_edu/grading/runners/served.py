@@ -4,13 +4,20 @@ A check that grades how often ``f`` is evaluated (a numerical gradient needs 2n
 evaluations, a forward Jacobian n passes, a vector-Jacobian product one) gives the
 student an ``f`` that is the grader's: each call is a request to the grader's
 process (``case["ask"]``, see ``registry.Served``), which answers and counts it. The
-student's process holds nothing it could evaluate ``f`` with uncounted:
+answer is what ``f`` gives at the point asked, never what the grader computes it from
+(secret scales, coefficients), so the student's process can evaluate ``f`` nowhere
+without asking:
 
-* :func:`remote` for ``f`` on numbers: the grader computes each value;
-* :func:`scaled` for ``f`` on the student's own numbers (duals, Values), which only
-  the student's process can run: ``f(x) = d ⊙ g(c ⊙ x)`` with ``g`` public and the
-  scales ``c``, ``d`` drawn for the case and kept by the grader, which sends them for
-  one call at a time.
+* :func:`remote`: ``f(point)`` of a list of n numbers returns a number;
+* :func:`remote_duals`: ``f(*duals)`` on n dual numbers returns m ``Dual``s, their
+  tangents one Jacobian-vector product (one forward pass);
+* :func:`remote_values`: ``f(*values)`` on n ``Value``-like nodes returns m nodes built
+  from them with their own ``+`` and ``*``, whose gradients are f's Jacobian at that
+  point (one evaluation: one node per output, its local derivatives exact).
+
+A chapter's ``Check.serve`` answers these requests in the grader's process (it gets the
+full case, held entries included). :func:`scaled` and :func:`draw_scales` help it build a
+family of functions ``d ⊙ g(c ⊙ x)`` from a public ``g`` and scales only it knows.
 """
 
 from __future__ import annotations
@@ -19,34 +26,84 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..registry import HELD, Case
+from ...scalar.dual import Dual
+from ..plain import as_float, to_plain
+from ..registry import Case
 
 
-def remote(case: Case, n: int) -> Callable[..., float]:
-    """The case's ``f`` of ``n`` numbers, evaluated by the grader: callable as ``f(xs)``
-    or ``f(*xs)`` (as micrograd_edu.scalar.numerical.gradient calls it)."""
+def _numbers(values: Any, n: int, what: str) -> list[float]:
+    """``values`` read as n plain numbers (any sequence, any real type), or a TypeError
+    that says what f takes."""
+    plain = to_plain(values)
+    numbers = [as_float(v) for v in plain] if isinstance(plain, list) else None
+    if numbers is None or len(numbers) != n or any(v is None for v in numbers):
+        raise TypeError(f"{what}; it was given {_kinds(values)}")
+    return numbers
+
+
+def _kinds(values: Any) -> str:
+    if isinstance(values, tuple | list):
+        return f"{len(values)} items: " + ", ".join(type(v).__name__ for v in values[:4])
+    return f"a {type(values).__name__}"
+
+
+def remote(case: Case, n: int) -> Callable[[Any], float]:
+    """The case's ``f`` of n numbers, called as ``f(point)`` with one sequence of n
+    numbers (as the statement says), evaluated by the grader."""
 
     def f(*args: Any) -> float:
-        xs = args
-        if len(args) == 1:
-            try:
-                xs = tuple(args[0])
-            except TypeError:  # one number: f(x) of one variable
-                pass
-        if len(xs) != n:
-            raise TypeError(f"f takes {n} numbers (as f(xs) or f(*xs)); it was given {len(xs)}")
-        try:
-            point = [float(x) for x in xs]
-        except (TypeError, ValueError):
-            kinds = ", ".join(sorted({type(x).__name__ for x in xs}))
-            raise TypeError(f"f takes plain numbers; it was given {kinds}") from None
-        return case["ask"](point)
+        takes = f"f takes one argument, a list of {n} number{'s' * (n != 1)}: call f(point)"
+        if len(args) != 1 or as_float(to_plain(args[0])) is not None:  # f(*point), or f(x)
+            raise TypeError(f"{takes}, not f(*point); it was given {_kinds(args)}")
+        return case["ask"](_numbers(args[0], n, takes))
+
+    return f
+
+
+def remote_duals(case: Case, n: int) -> Callable[..., list[Dual]]:
+    """The case's ``f`` on n dual numbers (anything with a ``primal`` and a ``tangent``;
+    a plain number has tangent 0): the grader returns each output's primal and tangent."""
+
+    def f(*duals: Any) -> list[Dual]:
+        if len(duals) != n:
+            raise TypeError(f"f takes {n} dual numbers, f(*duals); it was given {len(duals)}")
+        pairs = []
+        for d in duals:
+            number = as_float(to_plain(d))
+            pair = (
+                [number, 0.0]
+                if number is not None
+                else [getattr(d, "primal", None), getattr(d, "tangent", None)]
+            )
+            pairs.append(_numbers(pair, 2, "f takes dual numbers (a primal and a tangent each)"))
+        return [Dual(p, t) for p, t in case["ask"](pairs)]
+
+    return f
+
+
+def remote_values(case: Case, n: int) -> Callable[..., list[Any]]:
+    """The case's ``f`` on n reverse-mode nodes (``mg.Value``s, or anything with ``.data``
+    and arithmetic with numbers): the grader returns f's values and Jacobian at the
+    nodes' data, and each output is built from the inputs as y + Σⱼ Jᵢⱼ (xⱼ - xⱼ.data)."""
+
+    def f(*nodes: Any) -> list[Any]:
+        if len(nodes) != n:
+            raise TypeError(f"f takes {n} Values, f(*values); it was given {len(nodes)}")
+        point = _numbers([getattr(x, "data", x) for x in nodes], n, "f takes Values")
+        ys, jacobian = case["ask"](point)
+        outputs = []
+        for y, row in zip(ys, jacobian, strict=True):
+            out = nodes[0] * row[0]
+            for node, slope in zip(nodes[1:], row[1:], strict=True):
+                out = out + node * slope
+            outputs.append(out + (y - sum(s * x for s, x in zip(row, point, strict=True))))
+        return outputs
 
     return f
 
 
 def scaled(g: Callable[..., list[Any]], scales: dict[str, list[float]]) -> Callable[..., list]:
-    """``d ⊙ g(c ⊙ x)`` for the scales ``{"c": c, "d": d}``."""
+    """``d ⊙ g(c ⊙ x)`` for the scales ``{"c": c, "d": d}`` (the grader's side)."""
     c, d = scales["c"], scales["d"]
 
     def f(*xs: Any) -> list[Any]:
@@ -58,24 +115,9 @@ def scaled(g: Callable[..., list[Any]], scales: dict[str, list[float]]) -> Calla
     return f
 
 
-def counted(case: Case, g: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-    """The case's ``d ⊙ g(c ⊙ x)``, asking the grader for its scales at every call."""
-
-    def f(*xs: Any) -> list[Any]:
-        return scaled(g, case["ask"](None))(*xs)
-
-    return f
-
-
 def draw_scales(rng: random.Random, n: int, m: int) -> dict[str, list[float]]:
     """Scales for ``f: ℝⁿ → ℝᵐ``, positive (a logarithm's argument keeps its sign)."""
     return {
         "c": [round(rng.uniform(0.5, 2.0), 6) for _ in range(n)],
         "d": [round(rng.uniform(0.5, 2.0), 6) for _ in range(m)],
     }
-
-
-def secret_scales(case: Case, request: object) -> dict[str, list[float]]:
-    """The grader's answer to one call of :func:`counted`'s ``f`` (``Check.serve``):
-    the scales kept with the judge's copy of the case."""
-    return case[HELD]

@@ -24,6 +24,9 @@ from .simplification import simplify
 __all__ = ["RuleRow", "rule_rows", "derivative_table"]
 
 BINARY = ("add", "sub", "mul", "div", "pow")
+# Functions with a corner or a jump at 0, where they have no derivative: the rules give one
+# there all the same (0, PyTorch's choice), and the table says it is a choice.
+KINKED = ("relu", "abs", "step", "sign")
 
 
 class RuleRow(NamedTuple):
@@ -64,10 +67,14 @@ def rule_rows() -> list[RuleRow]:
 
 def derivative_table(leave_out: tuple[str, ...] = ()) -> str:
     """:func:`rule_rows` as two Markdown tables: functions, then operations, without the
-    rows named in ``leave_out`` (rules a reader is to derive).
+    rows named in ``leave_out`` (rules a reader is to derive). A function in
+    :data:`KINKED` has no derivative at 0, and its row says so.
 
     >>> "frac{a}{b}" in derivative_table(leave_out=("div",))
     False
+    >>> relu = next(line for line in derivative_table().splitlines() if "relu" in line)
+    >>> relu.endswith("none at $0$ (the rules give 0 there) |")
+    True
     """
     lines = ["| $f(x)$ | $f'(x)$ (written by the rules) |", "|---|---|"]
     binary = [
@@ -78,7 +85,9 @@ def derivative_table(leave_out: tuple[str, ...] = ()) -> str:
     for row in rule_rows():
         if row.name in leave_out:
             continue
-        cells = [row.expression, *row.partials]
-        line = "| " + " | ".join(f"${e.latex()}$" for e in cells) + " |"
+        cells = [f"${e.latex()}$" for e in (row.expression, *row.partials)]
+        if row.name in KINKED:
+            cells[1] += " for $x \\ne 0$; none at $0$ (the rules give 0 there)"
+        line = "| " + " | ".join(cells) + " |"
         (lines if len(row.variables) == 1 else binary).append(line)
     return "\n".join(lines + binary)
