@@ -61,8 +61,10 @@ def counting_duals() -> Iterator[dict[str, int]]:
 
 
 class _Watched:
-    """``Value.local`` while counting: storing a node's local derivatives is recording an
-    operation (a leaf stores none), reading them is a sweep passing through it."""
+    """``Value._da`` (a node's derivative with respect to its first parent) while
+    counting: storing it on a node that has a parent is recording an operation (a leaf has
+    none), reading it is a sweep passing through that node (``backward`` reads it once
+    per node it passes)."""
 
     def __init__(self, slot: Any, counts: dict[str, int]) -> None:
         self.slot, self.counts = slot, counts
@@ -74,7 +76,7 @@ class _Watched:
         return self.slot.__get__(node, kind)
 
     def __set__(self, node: Any, local: Any) -> None:
-        self.counts["recorded"] += bool(local)
+        self.counts["recorded"] += node._a is not None
         self.slot.__set__(node, local)
 
 
@@ -83,12 +85,12 @@ def counting_values() -> Iterator[dict[str, int]]:
     """``{"recorded": r, "swept": s}``: the operations recorded on Values inside the block,
     and how many times a backward sweep passed through one."""
     counts = {"recorded": 0, "swept": 0}
-    slot = Value.__dict__["local"]
-    Value.local = _Watched(slot, counts)
+    slot = Value.__dict__["_da"]
+    Value._da = _Watched(slot, counts)
     try:
         yield counts
     finally:
-        Value.local = slot
+        Value._da = slot
 
 
 class Work(NamedTuple):
