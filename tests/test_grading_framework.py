@@ -15,7 +15,7 @@ import pytest
 from micrograd_edu.grading import EXERCISES
 from micrograd_edu.grading.explain import REAL, explain
 from micrograd_edu.grading.feedback import Feedback
-from micrograd_edu.grading.gradebook import check_scores
+from micrograd_edu.grading.gradescope import check_scores
 from micrograd_edu.grading.plain import to_plain
 from micrograd_edu.grading.registry import (
     Check,
