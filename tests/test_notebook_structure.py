@@ -6,8 +6,9 @@
 * an exercise notebook opens with ``# NN · Title: exercises``;
 * student-facing notebooks never point at ``solutions/``;
 * lectures import only public names (no grader internals, no ``_private`` names);
-* a lesson cell shows, a self-check cell asserts: every ``assert`` stands in a cell tagged
-  ``self-check`` whose first line is a ``# Self-check`` comment;
+* an ``assert`` stands in the cell that computes what it checks, after a ``# Self-check``
+  comment, so that a cell is a step of the narrative with its own proof (chapters not yet
+  converted keep separate cells tagged ``self-check`` whose first line is that comment);
 * no non-trivial line of a solution stands in a lecture notebook.
 """
 
@@ -113,14 +114,31 @@ def test_a_lecture_imports_only_public_names(path):
             assert not _private_imports(_code(cell)), (cell.id, _private_imports(_code(cell)))
 
 
+# Chapters whose self-checks stand in the cells that compute what they check (issue 28: separate
+# self-check cells chopped the narrative); the others still keep separate tagged cells.
+IN_PLACE_CHECKS = {"07"}
+
+
+def _only_asserts(tree: ast.AST) -> bool:
+    return all(isinstance(node, ast.Assert) for node in getattr(tree, "body", [])) and bool(
+        getattr(tree, "body", [])
+    )
+
+
 @pytest.mark.parametrize("path", LECTURES, ids=_ids)
-def test_asserts_stand_in_self_check_cells(path):
+def test_asserts_stand_in_the_cell_that_computes_what_they_check(path):
     for cell in _read(path).cells:
         if cell.cell_type != "code":
             continue
-        asserts = any(isinstance(node, ast.Assert) for node in ast.walk(_code(cell)))
+        tree = _code(cell)
+        asserts = any(isinstance(node, ast.Assert) for node in ast.walk(tree))
         tagged = "self-check" in cell.metadata.get("tags", [])
-        if asserts or tagged:
+        if path.name[:2] in IN_PLACE_CHECKS:
+            assert not tagged, f"cell {cell.id}: put its asserts in the cell that computes"
+            assert not _only_asserts(tree), f"cell {cell.id} only asserts: join it to its cell"
+            if asserts:
+                assert "# Self-check" in cell.source, f"cell {cell.id}: say '# Self-check' first"
+        elif asserts or tagged:
             assert tagged, f"cell {cell.id} asserts: tag it 'self-check' (or move the asserts)"
             assert cell.source.startswith("# Self-check"), f"cell {cell.id}: begin '# Self-check'"
 

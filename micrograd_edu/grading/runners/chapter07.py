@@ -1,34 +1,129 @@
 """What the grader runs next to the submission for chapter07: it builds the inputs
 from a case and calls the student's functions. No answer, oracle or expected value
-lives here (see runners/__init__.py)."""
+lives here (see runners/__init__.py).
+
+A case is small (its arrays as plain data, the answer read back whole) or large (a
+``seed`` from which both sides draw the same arrays of realistic size; the answer is
+read back along a few random directions, its shape aside, and the call must end within
+``LARGE_SECONDS``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from ..registry import Case, runner_factory
+from ..time_limit import TimeLimitExceeded, time_limit
 
-_NAMES = ("X", "W", "b", "dY")
+LARGE_SECONDS = 3.0  # far above what a derived backward takes, far below a per-entry method
+PROJECTIONS = 3  # random directions a large answer is read along
+
+# Each exercise: the function's name, its inputs' names, its outputs' names.
+SOFTMAX = ("softmax_cross_entropy_backward", ("logits", "labels"), ("grad",))
+LAYER = ("relu_layer_backward", ("X", "W", "b", "dA"), ("dX", "dW", "db"))
+NETWORK = (
+    "two_layer_backward",
+    ("X", "labels", "W1", "b1", "W2", "b2"),
+    ("dW1", "db1", "dW2", "db2"),
+)
+# The large cases' sizes: rows, then inputs, hidden units, classes as each needs.
+LARGE = {SOFTMAX[0]: (2000, 100), LAYER[0]: (512, 256, 128), NETWORK[0]: (512, 256, 128, 10)}
 
 
-def _arrays(case: Case) -> list[np.ndarray]:
-    return [np.array(case[name], dtype=float) for name in _NAMES]
+def large_inputs(name: str, seed: int) -> dict[str, np.ndarray]:
+    """A large case's inputs, drawn from its seed (not a secret: they reach the student's
+    function anyway)."""
+    rng = np.random.default_rng(seed)
+    if name == SOFTMAX[0]:
+        rows, classes = LARGE[name]
+        return {
+            "logits": rng.normal(0, 3, (rows, classes)),
+            "labels": rng.integers(0, classes, rows),
+        }
+    if name == LAYER[0]:
+        rows, inputs, units = LARGE[name]
+        return {
+            "X": rng.normal(size=(rows, inputs)),
+            "W": rng.normal(size=(inputs, units)) / np.sqrt(inputs),
+            "b": rng.normal(size=units) * 0.1,
+            "dA": rng.normal(size=(rows, units)),
+        }
+    rows, inputs, hidden, classes = LARGE[name]
+    return {
+        "X": rng.normal(size=(rows, inputs)),
+        "labels": rng.integers(0, classes, rows),
+        "W1": rng.normal(size=(inputs, hidden)) / np.sqrt(inputs),
+        "b1": rng.normal(size=hidden) * 0.1,
+        "W2": rng.normal(size=(hidden, classes)) / np.sqrt(hidden),
+        "b2": rng.normal(size=classes) * 0.1,
+    }
 
 
-def _run_jacobian(functions: dict, case: Case) -> dict:
-    x, w, _, _ = _arrays(case)
-    return {"value": functions["linear_jacobian"](x, w)}
+def directions(seed: int, size: int) -> np.ndarray:
+    """The random directions (rows) a large answer of ``size`` numbers is read along."""
+    return np.random.default_rng([seed, size]).normal(size=(PROJECTIONS, size))
+
+
+def inputs(name: str, names: tuple[str, ...], case: Case) -> dict[str, Any]:
+    """The case's inputs as the student's function gets them: float arrays, integer
+    labels (a list where the case says so)."""
+    if "seed" in case:
+        return large_inputs(name, case["seed"])
+    given = {}
+    for key in names:
+        if key == "labels":
+            given[key] = list(case[key]) if case.get("as_list") else np.array(case[key])
+        else:
+            given[key] = np.array(case[key], dtype=float)
+    return given
+
+
+def as_array(value: Any) -> Any:
+    """The student's answer as a float array when it is array-like (a list, an np.matrix,
+    a numpy scalar), else as it was (the judge then names what it is)."""
+    if value is None or isinstance(value, (str, bytes, dict)):
+        return value
+    try:
+        return np.asarray(value, dtype=float)
+    except Exception:
+        return value
+
+
+def _read(case: Case, outputs: tuple[str, ...], answer: Any) -> dict:
+    """The answer, whole (small cases), or each part's shape and its readings along random
+    directions as ``part.shape`` and ``part.read`` (large ones)."""
+    if len(outputs) > 1 and (not isinstance(answer, (tuple, list)) or len(answer) != len(outputs)):
+        length = len(answer) if isinstance(answer, (tuple, list)) else None
+        return {"parts": False, "length": length, "kind": type(answer).__name__}
+    parts = dict(zip(outputs, answer if len(outputs) > 1 else [answer], strict=True))
+    parts = {k: as_array(v) for k, v in parts.items()}
+    if "seed" not in case:
+        return parts
+    seen: dict[str, Any] = {}  # flat: an observation's values are plain data, not dicts
+    for key, value in parts.items():
+        if isinstance(value, np.ndarray):
+            seen[f"{key}.shape"] = list(value.shape)
+            seen[f"{key}.read"] = (
+                directions(case["seed"], value.size) @ value.reshape(-1)
+            ).tolist()
+    return seen
 
 
 @runner_factory
-def _run_backward(name: str):
+def _run(name: str) -> Any:
+    """The runner of the exercise whose function is ``name``."""
+    (names, outputs) = next((i, o) for n, i, o in (SOFTMAX, LAYER, NETWORK) if n == name)
+
     def run(functions: dict, case: Case) -> dict:
-        x, w, b, dy = _arrays(case)
-        if name == "torch_linear_backward":
-            w = np.ascontiguousarray(w.T)  # PyTorch's layout: (out_features, in_features)
-        answer = functions[name](x, w, b, dy)
-        if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-            return {"triple": False}
-        return {"triple": True, "dX": answer[0], "dW": answer[1], "db": answer[2]}
+        given = inputs(name, names, case)
+        kept = {k: np.array(v, copy=True) for k, v in given.items()}
+        try:
+            with time_limit(LARGE_SECONDS if "seed" in case else None):
+                answer = functions[name](*given.values())
+        except TimeLimitExceeded:
+            return {"too_slow": LARGE_SECONDS}
+        changed = [k for k in names if not np.array_equal(np.asarray(given[k]), kept[k])]
+        return {**_read(case, outputs, answer), "changed": changed}
 
     return run
