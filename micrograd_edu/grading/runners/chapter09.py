@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..registry import Case
+from .networks import read_network
 
 
 def _run_batches(functions: dict, case: Case) -> dict:
@@ -33,9 +34,14 @@ def _features(case: Case) -> np.ndarray:
 
 
 def _run_linear(functions: dict, case: Case) -> dict:
-    y = np.array(case["y"])
-    beta_hat = functions["fit_linear"](_features(case), y[:, None] if case["column"] else y)
-    return {"beta": np.asarray(beta_hat, dtype=float)}
+    x, y = _features(case), np.array(case["y"])
+    y = y[:, None] if case["column"] else y
+    given = [x.copy(), y.copy()]
+    beta_hat = functions["fit_linear"](*given)
+    changed = [
+        n for n, a, g in zip(("X", "y"), (x, y), given, strict=True) if not np.array_equal(a, g)
+    ]
+    return {"beta": np.asarray(beta_hat, dtype=float), "changed": changed}
 
 
 @contextmanager
@@ -75,15 +81,14 @@ _TRAINED: dict[tuple, dict] = {}  # the last training observed, for the check th
 
 
 def _train(functions: dict, case: Case) -> dict:
-    x, y, x_test = (np.array(case[key], dtype=float) for key in ("x", "y", "x_test"))
+    x, y = (np.array(case[key], dtype=float) for key in ("x", "y"))
     with _training_counted() as counts:
-        predict = functions["train_model"](x, y, case["seed"])
-    prediction = np.asarray(predict(x_test), dtype=float).reshape(-1)
-    return {"prediction": prediction, **counts}
+        network = functions["train_model"](x, y, case["seed"])
+    return {**read_network(network), **counts}
 
 
 def _key(functions: dict, case: Case) -> tuple:
-    return (functions["train_model"], case["seed"], str(case["x"][:3]), str(case["x_test"][:3]))
+    return (functions["train_model"], case["seed"], str(case["x"][:3]), str(case["y"][:3]))
 
 
 def _run_train(functions: dict, case: Case) -> dict:
@@ -94,6 +99,7 @@ def _run_train(functions: dict, case: Case) -> dict:
 
 def _run_retrain(functions: dict, case: Case) -> dict:
     """The case's training (the one an earlier check observed, when it did), and the same
-    call again: its predictions both times."""
+    call again: both networks, the second under keys that begin with ``again.``."""
     first = _TRAINED.get(_key(functions, case)) or _train(functions, case)
-    return {"prediction": first["prediction"], "again": _train(functions, case)["prediction"]}
+    again = _train(functions, case)
+    return {**first, **{f"again.{key}": value for key, value in again.items()}}
