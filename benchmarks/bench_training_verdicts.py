@@ -113,7 +113,10 @@ def mean_only_09(x, y, seed):
 
 
 def most_common_10(X, labels, seed):
-    return lambda X_new: np.full(len(X_new), int(np.bincount(labels).argmax()))
+    model = nn.Linear(np.shape(X)[1], int(labels.max()) + 1, seed=0)  # one class, whatever X
+    model.weight.data[...] = 0.0
+    model.bias.data[...] = np.eye(int(labels.max()) + 1)[np.bincount(labels).argmax()]
+    return model
 
 
 CANDIDATES = {

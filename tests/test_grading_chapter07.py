@@ -13,7 +13,7 @@ from grading_helpers import grade, spoilers
 from micrograd_edu import Tensor, cross_entropy
 from micrograd_edu.grading import exercise
 from micrograd_edu.grading.registry import draw_cases, judge, observe
-from micrograd_edu.grading.runners import chapter07 as runner
+from micrograd_edu.grading.runners import derivation as runner
 
 SOFTMAX, LAYER, NETWORK = (
     "07.softmax_cross_entropy_backward",

@@ -20,175 +20,33 @@ from collections.abc import Callable
 import numpy as np
 
 from ..tensor import Tensor, cross_entropy
-from .arrays import compare, random_matrix, same, shape_name
+from .arrays import random_matrix
 from .chapter06 import WITHHELD
+from .derivation import (
+    COMMON,
+    NUMERIC,
+    Grads,
+    close_not_exact,
+    given,
+    judge_parts,
+    large,
+    model_is,
+    softmax_model,
+    softmax_right,
+)
 from .references import relu_layer_backward, softmax_cross_entropy_backward
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter07 import LARGE, LARGE_SECONDS, LAYER, NETWORK, SOFTMAX, _run, directions
-from .runners.chapter07 import inputs as _inputs
+from .runners.derivation import LARGE, LARGE_SECONDS, LAYER, NETWORK, SOFTMAX, run_backward
 
-Grads = dict[str, np.ndarray]
-EXACT = 1e-12  # of the largest entry: rounding, not a difference quotient's error (1e-10)
-CLOSE = 1e-5  # what a difference quotient does reach, away from a kink
-ROUNDING = 1e-14  # what a derived formula's answer is off by (a failed check has more)
 KINK = (1e-9, 1e-8)  # how far from 0 some units' inputs are put
-
-_NUMERIC = (
-    "your gradient is close to the right one but not equal to it, even where it is smooth: "
-    "what a difference quotient gives. The check asks for the formula you derive, which is "
-    "exact to rounding; a difference quotient is not, and where a unit's input is within a "
-    "hair of 0 it steps across the ReLU's kink"
-)
-_PRODUCT = (
-    "a matrix product in your function was given shapes that do not fit (the batch, the "
-    "inputs, the units and the classes are all different sizes here, so each product fits "
-    "one way only): write down each factor's shape, and remember that a gradient has the "
-    "shape of what it differentiates"
-)
-_IN_PLACE = (
-    "an in-place update (*=, -=, /=, or an assignment into a slice) of an array you were "
-    "given writes into the caller's array: compute into new arrays"
-)
-
-
-def _given(exercise: tuple, case: Case) -> dict[str, np.ndarray]:
-    name, names, _ = exercise
-    return {k: np.asarray(v) for k, v in _inputs(name, names, case).items()}
-
-
-def _size(exercise: tuple, case: Case) -> str:
-    """The case's sizes, as a student reads them."""
-    given = _given(exercise, case)
-    name, first = next(iter(given.items()))
-    return f"{name} of shape {shape_name(first.shape)}"
-
-
-# --- reading an answer, small or large ---------------------------------------------------
-
-
-def _agrees(case: Case, seen: dict, part: str, model: np.ndarray) -> bool:
-    """Whether the answer's ``part`` is ``model`` (to a mistake model's precision)."""
-    if "seed" not in case:
-        return same(seen.get(part), model)
-    shape, read = seen.get(f"{part}.shape"), seen.get(f"{part}.read")
-    if shape is None or tuple(shape) != model.shape or not isinstance(read, list):
-        return False
-    want = directions(case["seed"], model.size) @ model.reshape(-1)
-    return np.shape(read) == want.shape and bool(np.allclose(read, want, rtol=1e-6, atol=1e-9))
-
-
-def _compare(case: Case, seen: dict, part: str, want: np.ndarray, what: str, tol: float):
-    if "seed" not in case:
-        return compare(seen.get(part), want, what, tol, exact=True)
-    shape = seen.get(f"{part}.shape")
-    if not isinstance(shape, list):
-        return f"{what} is not an array of numbers"
-    if tuple(shape) != want.shape:
-        must = shape_name(want.shape)
-        return f"{what} has shape {shape_name(tuple(shape))}; it must have shape {must}"
-    exact = directions(case["seed"], want.size) @ want.reshape(-1)
-    problem = compare(seen.get(f"{part}.read"), exact, "it", 1e-9)
-    return (
-        problem
-        and f"{what}, read along {len(exact)} random directions: " + problem.split(", but ", 1)[-1]
-    )
-
-
-def _judge(
-    exercise: tuple,
-    right: Callable[[Case], Grads],
-    names: dict[str, str],
-    tol: float = EXACT,
-    unchanged: bool = False,
-):
-    """Each part of the answer, in order, against the engine's gradient; with
-    ``unchanged``, the inputs also left as they were given."""
-
-    def judge(case: Case, seen: dict) -> str | None:
-        if seen.get("too_slow"):
-            return (
-                f"it took longer than {seen['too_slow']:g} s on {_size(exercise, case)}: a "
-                "derived backward takes a few array operations there (milliseconds); a "
-                "difference quotient takes two evaluations of the loss per entry"
-            )
-        if seen.get("parts") is False:
-            if seen.get("length") is not None:
-                return f"it returned {seen['length']} things; it must return {len(names)} arrays"
-            return (
-                f"it returned a {seen.get('kind')}; it must return a tuple of {len(names)} arrays"
-            )
-        want = right(case)
-        for part, what in names.items():
-            where = f"{what}, for {_size(exercise, case)},"
-            problem = _compare(case, seen, part, want[part], where, tol)
-            if problem:
-                return problem
-        if unchanged and seen.get("changed"):
-            changed = ", ".join(map(str, seen["changed"]))
-            return (
-                f"the {changed} passed in were different after the call: the caller's array changed"
-            )
-        return None
-
-    return judge
-
-
-def _model_is(model: Callable[[Case], Grads], right: Callable[[Case], Grads]):
-    """A mistake whose every part is ``model(case)``'s, where the model is not right."""
-
-    def matches(case: Case, seen: dict) -> bool:
-        wrong, correct = model(case), right(case)
-        if all(
-            np.shape(wrong[p]) == np.shape(correct[p])
-            and np.allclose(wrong[p], correct[p], rtol=1e-9, atol=1e-12)
-            for p in correct
-        ):
-            return False  # where the mistake gives the right answer it is not seen
-        return all(_agrees(case, seen, p, wrong[p]) for p in correct)
-
-    return matches
-
-
-def _close_not_exact(right: Callable[[Case], Grads], smooth: Callable[[Case], dict]):
-    """The answer agrees with the right one to a difference quotient's accuracy (of the
-    gradients' largest entry) on every entry ``smooth(case)`` marks (those no kink
-    reaches), but not to rounding."""
-
-    def matches(case: Case, seen: dict) -> bool:
-        if "seed" in case:
-            return False
-        want, exact = right(case), True
-        scale = max(float(np.max(np.abs(w))) for w in want.values()) or 1.0
-        for part, mask in smooth(case).items():
-            got = seen.get(part)
-            if not isinstance(got, list) or np.shape(got) != want[part].shape:
-                return False
-            error = np.abs(np.array(got, dtype=float) - want[part]) / scale
-            if not np.all(error[mask] <= CLOSE):
-                return False
-            exact = exact and bool(np.all(error <= ROUNDING))
-        return not exact
-
-    return matches
-
-
-_COMMON = (
-    Mistake(lambda case, seen: bool(seen.get("changed")), _IN_PLACE),
-    Mistake(
-        lambda case, seen: any(f in str(seen.get("error", "")) for f in ("matmul:", "not aligned")),
-        _PRODUCT,
-    ),
-)
-
-
-def _large(rng: random.Random) -> Case:
-    return {"seed": rng.randrange(2**31)}
 
 
 # --- 1. softmax cross-entropy over a batch -------------------------------------------
 
 
-def _softmax_cases(scale: float = 3.0, batch_one: bool = False, count: int = 3, large=False):
+def _softmax_cases(
+    scale: float = 3.0, batch_one: bool = False, count: int = 3, with_large: bool = False
+):
     def cases(rng: random.Random) -> list[Case]:
         out = []
         for _ in range(count):
@@ -197,35 +55,22 @@ def _softmax_cases(scale: float = 3.0, batch_one: bool = False, count: int = 3, 
             logits = np.array(random_matrix(rng, n, c)) * scale / 2
             labels = [rng.randrange(c) for _ in range(n)]
             out.append({"logits": logits.tolist(), "labels": labels, "as_list": batch_one})
-        return out + ([_large(rng)] if large else [])
+        return out + ([large(rng)] if with_large else [])
 
     return cases
 
 
 def _softmax_right(case: Case) -> Grads:
-    given = _given(SOFTMAX, case)
-    logits = Tensor(given["logits"].astype(float), requires_grad=True)
-    cross_entropy(logits, given["labels"]).backward()
-    return {"grad": np.array(logits.grad.data, dtype=float)}
+    return softmax_right(SOFTMAX, case)
 
 
-def _softmax(wrong: Callable[..., np.ndarray]) -> Mistake:
+def _softmax(wrong: Callable[..., np.ndarray]) -> Callable[[Case, dict], bool]:
     """A mistake's gradient from (P by row, P by column, one-hot labels, N, C)."""
-
-    def model(case: Case) -> Grads:
-        given = _given(SOFTMAX, case)
-        z = given["logits"].astype(float)
-        rows = np.exp(z - z.max(axis=1, keepdims=True))
-        columns = np.exp(z - z.max(axis=0, keepdims=True))
-        onehot = np.eye(z.shape[1])[given["labels"]]
-        p, pc = rows / rows.sum(axis=1, keepdims=True), columns / columns.sum(axis=0)
-        return {"grad": wrong(p, pc, onehot, *z.shape)}
-
-    return _model_is(model, _softmax_right)
+    return softmax_model(SOFTMAX, lambda p, pc, y, rw, total, w: wrong(p, pc, y, *y.shape))
 
 
 _SOFTMAX_MISTAKES = (
-    *_COMMON,
+    *COMMON,
     Mistake(
         _softmax(lambda p, pc, y, n, c: p - y),
         "it is N times the gradient, for a batch of N rows: L is the mean of the rows' "
@@ -265,10 +110,10 @@ _SOFTMAX_MISTAKES = (
         "of a row does not change when the same number is added to all its logits",
     ),
     Mistake(
-        _close_not_exact(
+        close_not_exact(
             _softmax_right, lambda case: {"grad": np.ones(np.shape(case["logits"]), bool)}
         ),
-        _NUMERIC,
+        NUMERIC,
     ),
 )
 
@@ -291,9 +136,9 @@ SOFTMAX_EXERCISE = register(
             Check(
                 "exact on batches of several sizes, and on a large one",
                 "",
-                _softmax_cases(large=True),
-                _run(SOFTMAX[0]),
-                _judge(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13),
+                _softmax_cases(with_large=True),
+                run_backward(SOFTMAX[0]),
+                judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13),
                 weight=2.0,
                 mistakes=_SOFTMAX_MISTAKES,
             ),
@@ -301,16 +146,16 @@ SOFTMAX_EXERCISE = register(
                 "finite and right for logits in the hundreds",
                 "",
                 _softmax_cases(scale=800.0),
-                _run(SOFTMAX[0]),
-                _judge(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-9),
+                run_backward(SOFTMAX[0]),
+                judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-9),
                 mistakes=_SOFTMAX_MISTAKES,
             ),
             Check(
                 "a batch of one, labels as a list, the logits left unchanged",
                 "",
                 _softmax_cases(batch_one=True, count=2),
-                _run(SOFTMAX[0]),
-                _judge(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13, unchanged=True),
+                run_backward(SOFTMAX[0]),
+                judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13, unchanged=True),
                 mistakes=_SOFTMAX_MISTAKES,
             ),
         ),
@@ -342,7 +187,7 @@ def _kinked(rng: random.Random, x: np.ndarray, w: np.ndarray, bias: np.ndarray, 
     return bias, kinks
 
 
-def _layer_cases(batch_one: bool = False, count: int = 3, large: bool = False):
+def _layer_cases(batch_one: bool = False, count: int = 3, with_large: bool = False):
     """X (B, D), W (D, H), b (H,), dA (B, H), with B, D and H all different; every other
     unit has a row at the kink."""
 
@@ -355,15 +200,15 @@ def _layer_cases(batch_one: bool = False, count: int = 3, large: bool = False):
             b, kinks = _kinked(rng, x, w, np.array(random_matrix(rng, h)), every=2)
             case = {"X": x.tolist(), "W": w.tolist(), "b": b.tolist()}
             out.append({**case, "dA": random_matrix(rng, batch, h), "kinks": kinks})
-        return out + ([_large(rng)] if large else [])
+        return out + ([large(rng)] if with_large else [])
 
     return cases
 
 
 def _layer_right(case: Case) -> Grads:
-    given = _given(LAYER, case)
-    x, w, b = (Tensor(given[k], requires_grad=True) for k in ("X", "W", "b"))
-    ((x @ w + b).relu() * Tensor(given["dA"])).sum().backward()
+    inputs = given(LAYER, case)
+    x, w, b = (Tensor(inputs[k], requires_grad=True) for k in ("X", "W", "b"))
+    ((x @ w + b).relu() * Tensor(inputs["dA"])).sum().backward()
     return {
         k: np.array(t.grad.data, dtype=float)
         for k, t in zip(("dX", "dW", "db"), (x, w, b), strict=True)
@@ -380,11 +225,11 @@ def _layer(wrong: Callable[..., tuple]) -> Mistake:
     gradient of Z."""
 
     def model(case: Case) -> Grads:
-        x, w, b, da = _given(LAYER, case).values()
+        x, w, b, da = given(LAYER, case).values()
         z = x @ w + b
         return dict(zip(("dX", "dW", "db"), wrong(x, w, z, da, da * (z > 0)), strict=True))
 
-    return _model_is(model, _layer_right)
+    return model_is(model, _layer_right)
 
 
 def _smooth_units(case: Case, weight: str) -> np.ndarray:
@@ -410,7 +255,7 @@ _BATCH_SUM = (
 )
 
 _LAYER_MISTAKES = (
-    *_COMMON,
+    *COMMON,
     Mistake(
         _layer(lambda x, w, z, da, dz: _linear(da, x, w)),
         "your gradients are those of the layer without its ReLU: the gradient reaching XW + b "
@@ -446,7 +291,7 @@ _LAYER_MISTAKES = (
         _BATCH_SUM,
     ),
     Mistake(_layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz[0])), _BATCH_SUM),
-    Mistake(_close_not_exact(_layer_right, _layer_smooth), _NUMERIC),
+    Mistake(close_not_exact(_layer_right, _layer_smooth), NUMERIC),
 )
 
 _LAYER_WHAT = {"dX": "the gradient of X", "dW": "the gradient of W", "db": "the gradient of b"}
@@ -467,9 +312,9 @@ LAYER_EXERCISE = register(
             Check(
                 "dX, dW and db exact on non-square shapes, and on a large layer",
                 "",
-                _layer_cases(large=True),
-                _run(LAYER[0]),
-                _judge(LAYER, _layer_right, _LAYER_WHAT),
+                _layer_cases(with_large=True),
+                run_backward(LAYER[0]),
+                judge_parts(LAYER, _layer_right, _LAYER_WHAT),
                 weight=2.0,
                 mistakes=_LAYER_MISTAKES,
             ),
@@ -477,8 +322,8 @@ LAYER_EXERCISE = register(
                 "a batch of one, the arrays passed in left unchanged",
                 "",
                 _layer_cases(batch_one=True, count=2),
-                _run(LAYER[0]),
-                _judge(LAYER, _layer_right, _LAYER_WHAT, unchanged=True),
+                run_backward(LAYER[0]),
+                judge_parts(LAYER, _layer_right, _LAYER_WHAT, unchanged=True),
                 mistakes=_LAYER_MISTAKES,
             ),
         ),
@@ -500,7 +345,7 @@ LAYER_EXERCISE = register(
 # --- 3. a two-layer network, by hand ----------------------------------------------------
 
 
-def _network_cases(batch_one: bool = False, count: int = 3, large: bool = False):
+def _network_cases(batch_one: bool = False, count: int = 3, with_large: bool = False):
     """X (B, D), labels (B,), W1 (D, H), b1 (H,), W2 (H, C), b2 (C,): B, D, H and C all
     different; every other unit has a row at the kink."""
 
@@ -515,13 +360,13 @@ def _network_cases(batch_one: bool = False, count: int = 3, large: bool = False)
             case = {"X": x.tolist(), "labels": labels, "W1": w1.tolist(), "b1": b1.tolist()}
             case |= {"W2": random_matrix(rng, h, c), "b2": random_matrix(rng, c)}
             out.append({**case, "kinks": kinks})
-        return out + ([_large(rng)] if large else [])
+        return out + ([large(rng)] if with_large else [])
 
     return cases
 
 
 def _network_right(case: Case) -> Grads:
-    x, labels, *weights = _given(NETWORK, case).values()
+    x, labels, *weights = given(NETWORK, case).values()
     w1, b1, w2, b2 = (Tensor(a, requires_grad=True) for a in weights)
     cross_entropy((Tensor(x) @ w1 + b1).relu() @ w2 + b2, labels).backward()
     grads = (w1, b1, w2, b2)
@@ -534,7 +379,7 @@ def _network(dz2_of: Callable | None = None, hidden: Callable | None = None) -> 
     when not given)."""
 
     def model(case: Case) -> Grads:
-        x, labels, w1, b1, w2, b2 = _given(NETWORK, case).values()
+        x, labels, w1, b1, w2, b2 = given(NETWORK, case).values()
         z1 = x @ w1 + b1
         a1 = np.maximum(z1, 0)
         z2 = a1 @ w2 + b2
@@ -547,7 +392,7 @@ def _network(dz2_of: Callable | None = None, hidden: Callable | None = None) -> 
         grads = (x.T @ dz1, dz1.sum(0), a1.T @ dz2, dz2.sum(0))
         return dict(zip(NETWORK[2], grads, strict=True))
 
-    return _model_is(model, _network_right)
+    return model_is(model, _network_right)
 
 
 def _network_smooth(case: Case) -> dict:
@@ -559,7 +404,7 @@ def _network_smooth(case: Case) -> dict:
 
 
 _NETWORK_MISTAKES = (
-    *_COMMON,
+    *COMMON,
     Mistake(
         _network(lambda p, pc, y, n, c: p - y),
         "every gradient is N times the right one, for a batch of N rows: L is the mean of "
@@ -594,7 +439,7 @@ _NETWORK_MISTAKES = (
         "W2 and b2 are right; the ReLU's derivative is 1 where it passes its input and 0 "
         "elsewhere, not the ReLU's output",
     ),
-    Mistake(_close_not_exact(_network_right, _network_smooth), _NUMERIC),
+    Mistake(close_not_exact(_network_right, _network_smooth), NUMERIC),
 )
 
 _NETWORK_WHAT = {k: f"the gradient of {k[1:]}" for k in NETWORK[2]}
@@ -615,9 +460,9 @@ NETWORK_EXERCISE = register(
             Check(
                 "all four gradients exact on small networks, and on a large one",
                 "",
-                _network_cases(large=True),
-                _run(NETWORK[0]),
-                _judge(NETWORK, _network_right, _NETWORK_WHAT),
+                _network_cases(with_large=True),
+                run_backward(NETWORK[0]),
+                judge_parts(NETWORK, _network_right, _NETWORK_WHAT),
                 weight=2.0,
                 mistakes=_NETWORK_MISTAKES,
             ),
@@ -625,8 +470,8 @@ NETWORK_EXERCISE = register(
                 "a batch of one, the arrays passed in left unchanged",
                 "",
                 _network_cases(batch_one=True, count=2),
-                _run(NETWORK[0]),
-                _judge(NETWORK, _network_right, _NETWORK_WHAT, unchanged=True),
+                run_backward(NETWORK[0]),
+                judge_parts(NETWORK, _network_right, _NETWORK_WHAT, unchanged=True),
                 mistakes=_NETWORK_MISTAKES,
             ),
         ),

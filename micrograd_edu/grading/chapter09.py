@@ -19,7 +19,8 @@ from .networks import forward, network_problem, same_network
 from .plain import as_floats, describe
 from .references import minibatch_indices
 from .registry import HELD, Case, Check, Exercise, Mistake, register
-from .runners.chapter09 import _features, _run_batches, _run_linear, _run_retrain, _run_train
+from .runners.chapter09 import _features, _run_batches, _run_linear
+from .runners.networks import run_training
 
 # --- 1. minibatch_indices -----------------------------------------------------
 
@@ -507,7 +508,7 @@ TRAIN_MODEL = register(
                 "held-out MSE within target on a function with a jump",
                 "",
                 _train_cases(("jump",)),
-                _run_train,
+                run_training("train_model"),
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
             ),
@@ -515,7 +516,7 @@ TRAIN_MODEL = register(
                 "held-out MSE within target on a function without one",
                 "",
                 _train_cases(("smooth", "kink")),
-                _run_train,
+                run_training("train_model"),
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
             ),
@@ -523,7 +524,7 @@ TRAIN_MODEL = register(
                 "the same seed, the same network",
                 "",
                 _train_cases(("smooth", "kink")),
-                _run_retrain,
+                run_training("train_model", True),
                 _judge_repeated,
                 same_cases_as="held-out MSE within target on a function without one",
                 mistakes=(

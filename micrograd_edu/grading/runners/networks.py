@@ -12,11 +12,14 @@ here (see runners/__init__.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ... import nn
+from ..registry import Case, runner_factory
 
 # Activations by class, with the attributes their forward reads.
 ACTIVATIONS = {
@@ -74,3 +77,73 @@ def read_network(answer: Any) -> dict:
         seen["centre"] = np.asarray(centre, dtype=float).reshape(-1).tolist()
         seen["scale"] = np.asarray(scale, dtype=float).reshape(-1).tolist()
     return seen
+
+
+@contextmanager
+def counted_training() -> Iterator[dict[str, int]]:
+    """Count, while the student's training runs, the backward passes and the times the
+    gradients were cleared (zero_grad, or .grad set to None or zeros): the method, seen."""
+    from ...optim import Optimizer
+    from ...tensor import Tensor
+
+    counts = {"backward": 0, "cleared": 0}
+    backward, grad = Tensor.backward, Tensor.grad
+
+    def counted_backward(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        counts["backward"] += 1
+        return backward(self, *args, **kwargs)
+
+    def set_grad(self: Tensor, value: Any) -> None:
+        if value is None or not np.any(np.asarray(getattr(value, "data", value))):
+            counts["cleared"] += 1
+        grad.fset(self, value)
+
+    zero_grad = Optimizer.zero_grad
+
+    def counted_zero_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        counts["cleared"] += 1
+        return zero_grad(self, *args, **kwargs)
+
+    Tensor.backward, Tensor.grad = counted_backward, property(grad.fget, set_grad)
+    Optimizer.zero_grad = counted_zero_grad
+    try:
+        yield counts
+    finally:
+        Tensor.backward, Tensor.grad, Optimizer.zero_grad = backward, grad, zero_grad
+
+
+def trained(train: Callable[[], Any]) -> dict:
+    """Run ``train`` (the student's training, one call) and read the network it returns,
+    with the counts of :func:`counted_training` (what the hints about the loop read)."""
+    with counted_training() as counts:
+        network = train()
+    return {**read_network(network), **counts}
+
+
+# Each training exercise: its function, and its arguments (besides seed) as the case names them.
+TRAININGS = {"train_model": ("x", "y"), "train_classifier": ("X", "labels")}
+_TRAINED: dict[tuple, dict] = {}  # the last training observed, for the check that repeats it
+
+
+@runner_factory
+def run_training(name: str, again: bool = False) -> Callable[[dict, Case], dict]:
+    """The runner of the training exercise whose function is ``name``: the network it
+    returns for the case's data and seed; with ``again``, that training (the one an earlier
+    check of the same case observed, when it did) and the same call once more, the second
+    network under keys that begin with ``again.``."""
+
+    def train(functions: dict, case: Case) -> dict:
+        args = [np.array(case[k], dtype=int if k == "labels" else float) for k in TRAININGS[name]]
+        return trained(lambda: functions[name](*args, case["seed"]))
+
+    def run(functions: dict, case: Case) -> dict:
+        key = (functions[name], case["seed"], str(case[TRAININGS[name][0]][:3]))
+        first = _TRAINED.get(key) if again else None
+        if first is None:
+            _TRAINED.clear()
+            _TRAINED[key] = first = train(functions, case)
+        if not again:
+            return dict(first)
+        return {**first, **{f"again.{k}": v for k, v in train(functions, case).items()}}
+
+    return run

@@ -1,6 +1,7 @@
-"""What the grader runs next to the submission for chapter07: it builds the inputs
-from a case and calls the student's functions. No answer, oracle or expected value
-lives here (see runners/__init__.py).
+"""What the grader runs next to the submission for the backward passes a student derives
+(chapter 07's three, chapter 10's weighted cross-entropy): it builds the inputs from a
+case and calls the student's function, with autograd recording nothing. No answer,
+oracle or expected value lives here (see runners/__init__.py).
 
 A case is small (its arrays as plain data, the answer read back whole) or large (a
 ``seed`` from which both sides draw the same arrays of realistic size; the answer is
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...tensor.modes import no_grad
 from ..registry import Case, runner_factory
 from ..time_limit import TimeLimitExceeded, time_limit
 
@@ -21,6 +23,7 @@ PROJECTIONS = 3  # random directions a large answer is read along
 
 # Each exercise: the function's name, its inputs' names, its outputs' names.
 SOFTMAX = ("softmax_cross_entropy_backward", ("logits", "labels"), ("grad",))
+WEIGHTED = ("weighted_cross_entropy_backward", ("logits", "labels", "weight"), ("grad",))
 LAYER = ("relu_layer_backward", ("X", "W", "b", "dA"), ("dX", "dW", "db"))
 NETWORK = (
     "two_layer_backward",
@@ -28,19 +31,24 @@ NETWORK = (
     ("dW1", "db1", "dW2", "db2"),
 )
 # The large cases' sizes: rows, then inputs, hidden units, classes as each needs.
-LARGE = {SOFTMAX[0]: (2000, 100), LAYER[0]: (512, 256, 128), NETWORK[0]: (512, 256, 128, 10)}
+LARGE = {
+    SOFTMAX[0]: (2000, 100),
+    WEIGHTED[0]: (2000, 100),
+    LAYER[0]: (512, 256, 128),
+    NETWORK[0]: (512, 256, 128, 10),
+}
+EXERCISES = (SOFTMAX, WEIGHTED, LAYER, NETWORK)
 
 
 def large_inputs(name: str, seed: int) -> dict[str, np.ndarray]:
     """A large case's inputs, drawn from its seed (not a secret: they reach the student's
     function anyway)."""
     rng = np.random.default_rng(seed)
-    if name == SOFTMAX[0]:
+    if name in (SOFTMAX[0], WEIGHTED[0]):
         rows, classes = LARGE[name]
-        return {
-            "logits": rng.normal(0, 3, (rows, classes)),
-            "labels": rng.integers(0, classes, rows),
-        }
+        logits, labels = rng.normal(0, 3, (rows, classes)), rng.integers(0, classes, rows)
+        weight = {"weight": rng.uniform(0.2, 3.0, classes)} if name == WEIGHTED[0] else {}
+        return {"logits": logits, "labels": labels, **weight}
     if name == LAYER[0]:
         rows, inputs, units = LARGE[name]
         return {
@@ -67,15 +75,14 @@ def directions(seed: int, size: int) -> np.ndarray:
 
 def inputs(name: str, names: tuple[str, ...], case: Case) -> dict[str, Any]:
     """The case's inputs as the student's function gets them: float arrays, integer
-    labels (a list where the case says so)."""
+    labels (labels and class weights as lists where the case says so)."""
     if "seed" in case:
         return large_inputs(name, case["seed"])
-    given = {}
+    given: dict[str, Any] = {}
     for key in names:
-        if key == "labels":
-            given[key] = list(case[key]) if case.get("as_list") else np.array(case[key])
-        else:
-            given[key] = np.array(case[key], dtype=float)
+        given[key] = np.array(case[key], dtype=int if key == "labels" else float)
+        if key in ("labels", "weight") and case.get("as_list"):
+            given[key] = given[key].tolist()
     return given
 
 
@@ -111,15 +118,15 @@ def _read(case: Case, outputs: tuple[str, ...], answer: Any) -> dict:
 
 
 @runner_factory
-def _run(name: str) -> Any:
+def run_backward(name: str) -> Any:
     """The runner of the exercise whose function is ``name``."""
-    (names, outputs) = next((i, o) for n, i, o in (SOFTMAX, LAYER, NETWORK) if n == name)
+    (names, outputs) = next((i, o) for n, i, o in EXERCISES if n == name)
 
     def run(functions: dict, case: Case) -> dict:
         given = inputs(name, names, case)
         kept = {k: np.array(v, copy=True) for k, v in given.items()}
-        try:
-            with time_limit(LARGE_SECONDS if "seed" in case else None):
+        try:  # derived, not taken from the engine: autograd records nothing here
+            with time_limit(LARGE_SECONDS if "seed" in case else None), no_grad():
                 answer = functions[name](*given.values())
         except TimeLimitExceeded:
             return {"too_slow": LARGE_SECONDS}
