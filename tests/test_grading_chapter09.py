@@ -309,3 +309,18 @@ def test_fit_linear_leaves_its_inputs_alone_and_has_no_factorisation_to_borrow()
 
     feedback = check("09.fit_linear", namespace={"fit_linear": by_svd, "np": np})
     assert feedback.result.score == 0 and "svd is withheld" in feedback.result.checks[0].reason
+
+
+def test_a_fit_that_breaks_only_on_a_column_y_keeps_the_rest():
+    # the main property is recovering β; a y given as (n, 1) is a case of it (issue 28's
+    # audit: it gated everything, so a descent right on flat y scored 0)
+    def flat_only(X, y, steps=300):
+        lr = 1.0 / np.linalg.eigvalsh(2.0 / len(X) * X.T @ X).max()
+        beta = np.zeros(X.shape[1])
+        for _ in range(steps):
+            beta = beta - lr * 2.0 / len(X) * X.T @ (X @ beta - y)  # (n,) - (n, 1): (n, n)
+        return beta
+
+    result = grade("09.fit_linear", {"fit_linear": flat_only})
+    assert failed_checks(result) == {"recovers β when y is a column (n, 1)"}
+    assert result.score == 1.5

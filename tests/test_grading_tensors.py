@@ -257,3 +257,12 @@ def test_the_package_own_unbroadcast_and_engine_are_withheld_while_grading(tmp_p
     assert float(row["06.unbroadcast"]) == 0 and float(row["06.matmul_backward"]) == 0
     assert float(row["score"]) == 0
     assert "micrograd_edu.tensor.Tensor is withheld" in results.read_text()
+
+
+def test_array_like_answers_are_read_as_arrays():
+    # issue 26: np.matrix values lost points; any array-like of the right shape is an array
+    as_scalars = {"quadratic_form_grad": lambda a, x: [np.float64(v) for v in (a + a.T) @ x]}
+    assert grade("06.quadratic_form_grad", as_scalars).passed
+    as_lists = {"matmul_backward": lambda a, b, dc: [g.tolist() for g in matmul_backward(a, b, dc)]}
+    assert grade("06.matmul_backward", as_lists).passed
+    # (an np.matrix is always 2-D: for a vector's gradient its shape is named, not accepted)

@@ -264,17 +264,17 @@ FIT_LINEAR = register(
         ("fit_linear",),
         (
             Check(
-                "recovers β when y is a column (n, 1)",
+                "recovers β when y is flat (n,)",
                 "",
-                _linear_cases(column=True, scaled=False),
+                _linear_cases(column=False, scaled=False),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
             ),
             Check(
-                "recovers β when y is flat (n,)",
+                "recovers β when y is a column (n, 1)",
                 "",
-                _linear_cases(column=False, scaled=False),
+                _linear_cases(column=True, scaled=False),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,

@@ -17,6 +17,7 @@ import numpy as np
 from ...tensor.modes import no_grad
 from ..registry import Case, runner_factory
 from ..time_limit import TimeLimitExceeded, time_limit
+from .arrays import as_array
 
 LARGE_SECONDS = 3.0  # far above what a derived backward takes, far below a per-entry method
 PROJECTIONS = 3  # random directions a large answer is read along
@@ -84,17 +85,6 @@ def inputs(name: str, names: tuple[str, ...], case: Case) -> dict[str, Any]:
         if key in ("labels", "weight") and case.get("as_list"):
             given[key] = given[key].tolist()
     return given
-
-
-def as_array(value: Any) -> Any:
-    """The student's answer as a float array when it is array-like (a list, an np.matrix,
-    a numpy scalar), else as it was (the judge then names what it is)."""
-    if value is None or isinstance(value, (str, bytes, dict)):
-        return value
-    try:
-        return np.asarray(value, dtype=float)
-    except Exception:
-        return value
 
 
 def _read(case: Case, outputs: tuple[str, ...], answer: Any) -> dict:
