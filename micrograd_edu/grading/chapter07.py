@@ -25,6 +25,7 @@ from .chapter06 import WITHHELD
 from .derivation import (
     COMMON,
     NUMERIC,
+    NUMERIC_KINK,
     Grads,
     close_not_exact,
     given,
@@ -291,7 +292,7 @@ _LAYER_MISTAKES = (
         _BATCH_SUM,
     ),
     Mistake(_layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz[0])), _BATCH_SUM),
-    Mistake(close_not_exact(_layer_right, _layer_smooth), NUMERIC),
+    Mistake(close_not_exact(_layer_right, _layer_smooth), NUMERIC_KINK),
 )
 
 _LAYER_WHAT = {"dX": "the gradient of X", "dW": "the gradient of W", "db": "the gradient of b"}
@@ -439,7 +440,7 @@ _NETWORK_MISTAKES = (
         "W2 and b2 are right; the ReLU's derivative is 1 where it passes its input and 0 "
         "elsewhere, not the ReLU's output",
     ),
-    Mistake(close_not_exact(_network_right, _network_smooth), NUMERIC),
+    Mistake(close_not_exact(_network_right, _network_smooth), NUMERIC_KINK),
 )
 
 _NETWORK_WHAT = {k: f"the gradient of {k[1:]}" for k in NETWORK[2]}

@@ -28,6 +28,7 @@ __all__ = [
     "model_is",
     "close_not_exact",
     "NUMERIC",
+    "NUMERIC_KINK",
     "COMMON",
     "large",
     "softmax_right",
@@ -41,16 +42,19 @@ CLOSE = 1e-5  # what a difference quotient does reach, away from a kink
 ROUNDING = 1e-14  # what a derived formula's answer is off by (a failed check has more)
 
 NUMERIC = (
-    "your gradient is close to the right one but not equal to it, even where it is smooth: "
-    "what a difference quotient gives. The check asks for the formula you derive, which is "
-    "exact to rounding; a difference quotient is not, and where a unit's input is within a "
-    "hair of 0 it steps across the ReLU's kink"
+    "your gradient is close to the right one but not equal to it: what a difference quotient "
+    "gives. The check asks for the formula you derive, which is exact to rounding; a "
+    "difference quotient is not"
+)
+# (the same, where a ReLU is on the way: its kinks are in the cases)
+NUMERIC_KINK = (
+    f"{NUMERIC}, even where the ReLU is smooth, and where a unit's input is within a hair of "
+    "0 it steps across the ReLU's kink"
 )
 _PRODUCT = (
-    "a matrix product in your function was given shapes that do not fit (the batch, the "
-    "inputs, the units and the classes are all different sizes here, so each product fits "
-    "one way only): write down each factor's shape, and remember that a gradient has the "
-    "shape of what it differentiates"
+    "a matrix product in your function was given shapes that do not fit (the sizes in these "
+    "cases are all different, so each product fits one way only): write down each factor's "
+    "shape, and remember that a gradient has the shape of what it differentiates"
 )
 _IN_PLACE = (
     "an in-place update (*=, -=, /=, or an assignment into a slice) of an array you were "
