@@ -66,9 +66,12 @@ def read_network(answer: Any) -> dict:
     if isinstance(answer, (tuple, list)) and len(answer) == 3:
         answer, centre, scale = answer
     layers: list = []
-    problem = _layers(answer, layers) if isinstance(answer, nn.Module) else type(answer).__name__
+    if not isinstance(answer, nn.Module):
+        return {"not_a_network": f"an object of type {type(answer).__name__}"}
+    problem = _layers(answer, layers)
     if problem:
-        return {"not_a_network": problem}
+        where = "" if problem == type(answer).__name__ else "a network holding "
+        return {"not_a_network": f"{where}a module of type {problem}"}
     count = sum(np.size(part) for layer in layers for part in layer[1:] if part is not None)
     if count > MAX_PARAMETERS:
         return {"not_a_network": f"a network of {count:,} numbers"}
