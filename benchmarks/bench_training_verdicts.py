@@ -82,28 +82,24 @@ def _network_04(activation):
     return train
 
 
-def lecture_sliders_09(x, y, seed):
+def _adam_09(model, lr, x, y, seed):
+    """100 epochs of Adam on mini-batches of 32 drawn from seed: the trained model."""
     rng = np.random.default_rng(seed)
-    model = deep_relu_net(width=32, layers=4, seed=seed)
-    opt = optim.Adam(model.parameters(), lr=3e-3)
+    opt = optim.Adam(model.parameters(), lr=lr)
     for _ in range(100):
         for rows in _batches(len(x), rng):
             opt.zero_grad()
             ((model(Tensor(x[rows])) - Tensor(y[rows])) ** 2).mean().backward()
             opt.step()
     return model
+
+
+def lecture_sliders_09(x, y, seed):
+    return _adam_09(deep_relu_net(width=32, layers=4, seed=seed), 3e-3, x, y, seed)
 
 
 def post_network_09(x, y, seed):
-    rng = np.random.default_rng(seed)
-    model = deep_relu_net(seed=seed)
-    opt = optim.Adam(model.parameters(), lr=1e-3)
-    for _ in range(100):
-        for rows in _batches(len(x), rng):
-            opt.zero_grad()
-            ((model(Tensor(x[rows])) - Tensor(y[rows])) ** 2).mean().backward()
-            opt.step()
-    return model
+    return _adam_09(deep_relu_net(seed=seed), 1e-3, x, y, seed)
 
 
 def mean_only_09(x, y, seed):

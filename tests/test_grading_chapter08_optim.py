@@ -46,9 +46,14 @@ class MyAdam(optim.Optimizer):
                 state["t"] += 1
                 state["m"] = beta1 * state["m"] + (1 - beta1) * g
                 state["v"] = beta2 * state["v"] + (1 - beta2) * g * g
-                m_hat = state["m"] / (1 - beta1 ** state["t"])
-                v_hat = state["v"] / (1 - beta2 ** state["t"])
-                p.data -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
+                self.move(p, state, group)
+
+    @staticmethod
+    def move(p, state, group):
+        (beta1, beta2), t = group["betas"], state["t"]
+        m_hat = state["m"] / (1 - beta1**t)
+        v_hat = state["v"] / (1 - beta2**t)
+        p.data -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
 
 
 class TensorSGD(optim.Optimizer):
@@ -334,22 +339,11 @@ class PaperAdam(MyAdam):
     corrected once, ε added to √v before the correction (where ε matters, optim.Adam's
     order differs from this one; both are Adam)."""
 
-    @no_grad()
-    def step(self):
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                g, state = p.grad.data, self.state[p]
-                if not state:
-                    state.update(t=0, m=np.zeros_like(p.data), v=np.zeros_like(p.data))
-                state["t"] += 1
-                t = state["t"]
-                state["m"] = beta1 * state["m"] + (1 - beta1) * g
-                state["v"] = beta2 * state["v"] + (1 - beta2) * g**2
-                alpha = group["lr"] * np.sqrt(1 - beta2**t) / (1 - beta1**t)
-                p.data -= alpha * state["m"] / (np.sqrt(state["v"]) + group["eps"])
+    @staticmethod
+    def move(p, state, group):
+        (beta1, beta2), t = group["betas"], state["t"]
+        alpha = group["lr"] * np.sqrt(1 - beta2**t) / (1 - beta1**t)
+        p.data -= alpha * state["m"] / (np.sqrt(state["v"]) + group["eps"])
 
 
 class PaperAdamEpsInside(PaperAdam):

@@ -24,7 +24,6 @@ from .arrays import random_matrix
 from .chapter06 import WITHHELD
 from .derivation import (
     COMMON,
-    NUMERIC,
     NUMERIC_KINK,
     Grads,
     close_not_exact,
@@ -32,6 +31,7 @@ from .derivation import (
     judge_parts,
     large,
     model_is,
+    softmax_mistakes,
     softmax_model,
     softmax_right,
 )
@@ -93,29 +93,7 @@ _SOFTMAX_MISTAKES = (
         "only the label's own logit has a gradient in your answer: the normalising sum "
         "holds every logit of the row, so raising any of them raises the loss",
     ),
-    Mistake(
-        _softmax(lambda p, pc, y, n, c: (y - p) / n),
-        "it has the opposite sign: raising the label's own logit must lower the loss",
-    ),
-    Mistake(
-        _softmax(lambda p, pc, y, n, c: (pc - y) / n),
-        "each row is one example: its probabilities are normalised over its own classes, "
-        "along the row, not down the batch",
-    ),
-    Mistake(
-        lambda case, seen: (
-            isinstance(seen.get("grad"), list)
-            and not np.all(np.isfinite(np.array(seen["grad"], dtype=float)))
-        ),
-        "exp of a logit in the hundreds overflows to inf, and inf / inf is nan. The softmax "
-        "of a row does not change when the same number is added to all its logits",
-    ),
-    Mistake(
-        close_not_exact(
-            _softmax_right, lambda case: {"grad": np.ones(np.shape(case["logits"]), bool)}
-        ),
-        NUMERIC,
-    ),
+    *softmax_mistakes(SOFTMAX),
 )
 
 _SOFTMAX_WHAT = {"grad": "the gradient"}

@@ -23,11 +23,10 @@ import numpy as np
 from .arrays import random_matrix
 from .derivation import (
     COMMON,
-    NUMERIC,
     Grads,
-    close_not_exact,
     judge_parts,
     large,
+    softmax_mistakes,
     softmax_model,
     softmax_right,
 )
@@ -106,27 +105,7 @@ _MISTAKES = (
         "but raising the label's own logit must lower it. That logit appears in the loss a "
         "second time, not only inside the normalising sum",
     ),
-    Mistake(
-        _is(lambda p, pc, y, rw, total, w: -rw * (p - y) / total),
-        "it has the opposite sign: raising the label's own logit must lower the loss",
-    ),
-    Mistake(
-        _is(lambda p, pc, y, rw, total, w: rw * (pc - y) / total),
-        "each row is one example: its probabilities are normalised over its own classes, "
-        "along the row, not down the batch",
-    ),
-    Mistake(
-        lambda case, seen: (
-            isinstance(seen.get("grad"), list)
-            and not np.all(np.isfinite(np.array(seen["grad"], dtype=float)))
-        ),
-        "exp of a logit in the hundreds overflows to inf, and inf / inf is nan. The softmax "
-        "of a row does not change when the same number is added to all its logits",
-    ),
-    Mistake(
-        close_not_exact(_right, lambda case: {"grad": np.ones(np.shape(case["logits"]), bool)}),
-        NUMERIC,
-    ),
+    *softmax_mistakes(WEIGHTED),
 )
 
 _WHAT = {"grad": "the gradient"}

@@ -33,6 +33,7 @@ __all__ = [
     "large",
     "softmax_right",
     "softmax_model",
+    "softmax_mistakes",
 ]
 
 Grads = dict[str, np.ndarray]
@@ -223,3 +224,32 @@ def softmax_model(
         return {"grad": wrong(p, pc, onehot, rw, rw.sum(), w)}
 
     return model_is(model, lambda case: softmax_right(exercise, case))
+
+
+def softmax_mistakes(exercise: tuple) -> tuple[Mistake, ...]:
+    """The mistakes of a softmax cross-entropy backward that do not depend on how the rows
+    are weighted (without weights, every row's weight is 1)."""
+    right = lambda case: softmax_right(exercise, case)  # noqa: E731
+    return (
+        Mistake(
+            softmax_model(exercise, lambda p, pc, y, rw, total, w: -rw * (p - y) / total),
+            "it has the opposite sign: raising the label's own logit must lower the loss",
+        ),
+        Mistake(
+            softmax_model(exercise, lambda p, pc, y, rw, total, w: rw * (pc - y) / total),
+            "each row is one example: its probabilities are normalised over its own classes, "
+            "along the row, not down the batch",
+        ),
+        Mistake(
+            lambda case, seen: (
+                isinstance(seen.get("grad"), list)
+                and not np.all(np.isfinite(np.array(seen["grad"], dtype=float)))
+            ),
+            "exp of a logit in the hundreds overflows to inf, and inf / inf is nan. The "
+            "softmax of a row does not change when the same number is added to all its logits",
+        ),
+        Mistake(
+            close_not_exact(right, lambda case: {"grad": np.ones(np.shape(case["logits"]), bool)}),
+            NUMERIC,
+        ),
+    )
