@@ -324,3 +324,29 @@ def test_a_fit_that_breaks_only_on_a_column_y_keeps_the_rest():
     result = grade("09.fit_linear", {"fit_linear": flat_only})
     assert failed_checks(result) == {"recovers β when y is a column (n, 1)"}
     assert result.score == 1.5
+
+
+@pytest.mark.parametrize("clear", ["zero_grad", "the module's zero_grad", "in place", "never"])
+def test_a_loop_is_seen_to_clear_its_gradients_however_it_clears_them(clear):
+    from micrograd_edu.grading.runners.networks import trained
+
+    def train():
+        rng = np.random.default_rng(0)
+        x = rng.normal(size=(64, 1))
+        model = nn.Sequential(nn.Linear(1, 8, seed=0), nn.ReLU(), nn.Linear(8, 1, seed=1))
+        opt = optim.Adam(model.parameters(), lr=0.01)
+        for _ in range(5):
+            if clear == "zero_grad":
+                opt.zero_grad()
+            elif clear == "the module's zero_grad":
+                model.zero_grad()
+            elif clear == "in place":
+                for p in model.parameters():
+                    if p.grad is not None:
+                        p.grad.data[...] = 0.0
+            ((model(Tensor(x)) - Tensor(x**2)) ** 2).mean().backward()
+            opt.step()
+        return model
+
+    seen = trained(train)
+    assert seen["backward"] == 5 and seen["stale"] == (4 if clear == "never" else 0)

@@ -300,7 +300,9 @@ _CLASSIFIER_MISTAKES = (
         "from the labels you are given",
     ),
     Mistake(
-        lambda case, seen: seen.get("backward", 0) > 1 and seen.get("cleared") == 0,
+        lambda case, seen: (
+            seen.get("backward", 0) > 1 and seen.get("stale") == seen["backward"] - 1
+        ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
     ),

@@ -84,35 +84,28 @@ def read_network(answer: Any) -> dict:
 
 @contextmanager
 def counted_training() -> Iterator[dict[str, int]]:
-    """Count, while the student's training runs, the backward passes and the times the
-    gradients were cleared (zero_grad, or .grad set to None or zeros): the method, seen."""
-    from ...optim import Optimizer
+    """Count, while the student's training runs, the backward passes, and those that ran
+    while a parameter of the graph still held a gradient from before (``stale``): a loop
+    that never clears its gradients, however it would clear them, makes every backward
+    after the first a stale one. The method, seen (for a hint: the grade is the network's)."""
+    from ... import topological_order
     from ...tensor import Tensor
 
-    counts = {"backward": 0, "cleared": 0}
-    backward, grad = Tensor.backward, Tensor.grad
+    counts = {"backward": 0, "stale": 0}
+    backward = Tensor.backward
 
     def counted_backward(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         counts["backward"] += 1
+        leaves = [n for n in topological_order(self) if not n.parents and n.requires_grad]
+        if any(n.grad is not None and np.any(np.asarray(n.grad.data)) for n in leaves):
+            counts["stale"] += 1
         return backward(self, *args, **kwargs)
 
-    def set_grad(self: Tensor, value: Any) -> None:
-        if value is None or not np.any(np.asarray(getattr(value, "data", value))):
-            counts["cleared"] += 1
-        grad.fset(self, value)
-
-    zero_grad = Optimizer.zero_grad
-
-    def counted_zero_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
-        counts["cleared"] += 1
-        return zero_grad(self, *args, **kwargs)
-
-    Tensor.backward, Tensor.grad = counted_backward, property(grad.fget, set_grad)
-    Optimizer.zero_grad = counted_zero_grad
+    Tensor.backward = counted_backward
     try:
         yield counts
     finally:
-        Tensor.backward, Tensor.grad, Optimizer.zero_grad = backward, grad, zero_grad
+        Tensor.backward = backward
 
 
 def trained(train: Callable[[], Any]) -> dict:
