@@ -350,3 +350,18 @@ def test_a_loop_is_seen_to_clear_its_gradients_however_it_clears_them(clear):
 
     seen = trained(train)
     assert seen["backward"] == 5 and seen["stale"] == (4 if clear == "never" else 0)
+
+
+def test_a_network_without_an_activation_is_told_it_is_a_straight_line():
+    def stacked_linear(x, y, seed):
+        model = nn.Sequential(nn.Linear(1, 32, seed=seed), nn.Linear(32, 1, seed=seed + 1))
+        opt = optim.Adam(model.parameters(), lr=0.01)
+        for _ in range(100):
+            opt.zero_grad()
+            ((model(Tensor(x)) - Tensor(y)) ** 2).mean().backward()
+            opt.step()
+        return model
+
+    result = grade("09.train_model", {"train_model": stacked_linear})
+    assert result.score == 0
+    assert all("a straight line" in c.hint for c in result.checks[:2] if not c.passed)

@@ -218,6 +218,7 @@ def test_a_straight_line_cannot_pass_the_clusters():
     result = grade(CLASSIFIER, {"train_classifier": linear_classifier})
     clusters = result.checks[0]
     assert not clusters.passed and "held-out accuracy" in clusters.reason
+    assert "no activation between its layers" in clusters.hint
     assert result.score == 0  # the first check gates the digits
 
 

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 
-from .networks import forward, network_problem, same_network
+from .networks import forward, network_problem, only_linear, same_network
 from .plain import as_floats, describe
 from .references import minibatch_indices
 from .registry import HELD, Case, Check, Exercise, Mistake, register
@@ -478,6 +478,11 @@ _TRAIN_MISTAKES = (
         ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
+    ),
+    Mistake(
+        lambda case, seen: only_linear(seen) and network_problem(seen, 1) is None,
+        "your network has no activation between its layers: a stack of linear layers is one "
+        "linear function, a straight line, whatever its width",
     ),
     Mistake(
         _flat,

@@ -30,7 +30,7 @@ from .derivation import (
     softmax_model,
     softmax_right,
 )
-from .networks import forward, network_problem, same_network
+from .networks import forward, network_problem, only_linear, same_network
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.derivation import LARGE, LARGE_SECONDS, WEIGHTED, run_backward
 from .runners.networks import run_training
@@ -305,6 +305,12 @@ _CLASSIFIER_MISTAKES = (
         ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
+    ),
+    Mistake(
+        lambda case, seen: only_linear(seen) and _predicted(case, seen)[1] is None,
+        "your network has no activation between its layers: a stack of linear layers is one "
+        "linear function, so straight lines separate its classes, and no straight line "
+        "separates classes made of several clusters",
     ),
     Mistake(
         _one_class,

@@ -19,7 +19,7 @@ import numpy as np
 
 from .plain import describe
 
-__all__ = ["forward", "network_problem", "same_network"]
+__all__ = ["forward", "network_problem", "same_network", "only_linear"]
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -103,3 +103,13 @@ def same_network(a: Any, b: Any) -> bool:
     if "centre" in a:
         return bool(np.allclose(a["centre"], b["centre"]) and np.allclose(a["scale"], b["scale"]))
     return True
+
+
+def only_linear(seen: Any) -> bool:
+    """Whether a readable network has no activation between its layers (a stack of linear
+    layers is one linear function)."""
+    layers = seen.get("layers") if isinstance(seen, dict) else None
+    if not isinstance(layers, list) or not layers:
+        return False
+    kinds = {layer[0] for layer in layers if isinstance(layer, list) and layer}
+    return kinds <= {"Linear", "Identity"}
