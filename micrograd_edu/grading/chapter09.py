@@ -480,14 +480,14 @@ _TRAIN_MISTAKES = (
         "follows the sum of all the gradients so far",
     ),
     Mistake(
-        lambda case, seen: only_linear(seen) and network_problem(seen, 1) is None,
-        "your network has no activation between its layers: a stack of linear layers is one "
-        "linear function, a straight line, whatever its width",
-    ),
-    Mistake(
         _flat,
         "your network predicts (nearly) the same number for every x: check that the training "
         "loss falls, and that the network can bend (a non-linearity between its layers)",
+    ),
+    Mistake(
+        lambda case, seen: only_linear(seen) and network_problem(seen, 1) is None,
+        "your network has no activation between its layers: a stack of linear layers is one "
+        "linear function, a straight line, whatever its width",
     ),
     Mistake(
         _blew_up,

@@ -307,15 +307,15 @@ _CLASSIFIER_MISTAKES = (
         "follows the sum of all the gradients so far",
     ),
     Mistake(
+        _one_class,
+        "every prediction is the same class: check that the loss falls while you train, and "
+        "that the network sees new rows as training saw X (the same scaling)",
+    ),
+    Mistake(
         lambda case, seen: only_linear(seen) and _predicted(case, seen)[1] is None,
         "your network has no activation between its layers: a stack of linear layers is one "
         "linear function, so straight lines separate its classes, and no straight line "
         "separates classes made of several clusters",
-    ),
-    Mistake(
-        _one_class,
-        "every prediction is the same class: check that the loss falls while you train, and "
-        "that the network sees new rows as training saw X (the same scaling)",
     ),
 )
 
