@@ -170,6 +170,12 @@ def test_the_walk_of_the_package_modules_is_withheld_from_the_student(borrow):
     assert list(nn.Linear(2, 2).named_parameters())  # and the package's walk is back after
 
 
+FROZEN = (
+    "only the named modules stop learning (the layers inside a frozen block too); the others "
+    "get their full gradient, and the model computes what it did"
+)
+
+
 def test_each_freeze_mistake_fails_the_check_aimed_at_it():
     def attribute_only(model, names):
         modules = dict(model.named_modules())
@@ -194,6 +200,12 @@ def test_each_freeze_mistake_fails_the_check_aimed_at_it():
             forward = modules[name].forward
             modules[name].forward = lambda x, f=forward: f(x.detach())
 
+    def own_only(model, names):  # the named module's own parameters, not its children's
+        modules = dict(model.named_modules())
+        for name in names:
+            for p in modules[name]._parameters.values():
+                p.requires_grad_(False)
+
     def grads_cleared(model, names):  # .grad = None: backward fills it again
         modules = dict(model.named_modules())
         for name in names:
@@ -203,21 +215,28 @@ def test_each_freeze_mistake_fails_the_check_aimed_at_it():
     expected = [  # the mistake, the checks it fails, a phrase of the one hint it gets
         (
             attribute_only,
-            {"frozen layers get no gradient", "a name means a whole module ('1' is not '10')"},
+            {FROZEN, "a name means a whole module ('1' is not '10')"},
             "got an attribute called requires_grad",
         ),
         (by_prefix, {"a name means a whole module ('1' is not '10')"}, "merely start with"),
-        (zeroed, {"the other layers still get their full gradient"}, "changed the parameters"),
+        (
+            zeroed,
+            {FROZEN, "a name means a whole module ('1' is not '10')"},
+            "changed the parameters",
+        ),
         (
             grads_cleared,
-            {"frozen layers get no gradient", "a name means a whole module ('1' is not '10')"},
+            {FROZEN, "a name means a whole module ('1' is not '10')"},
             "backward fills the .grad",
         ),
         (detached, None, "backward fills the .grad"),  # it switched nothing off either
+        (own_only, {FROZEN}, "include those of the modules inside it"),  # issue 28: it scored 1/1
     ]
     phrases = [phrase for _, _, phrase in expected]
     for wrong, failing, phrase in expected:
         result = grade("08.freeze", {"freeze": wrong})
+        # each fails the main property (by_prefix: the one it breaks, '1' is not '10')
+        assert result.score < (1 if wrong is by_prefix else 1e-9), wrong.__name__
         if failing is not None:
             assert failed_checks(result) == failing, wrong.__name__
         hints = [c.hint for c in result.checks if not c.passed and c.hint]

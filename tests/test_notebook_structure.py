@@ -6,9 +6,8 @@
 * an exercise notebook opens with ``# NN · Title: exercises``;
 * student-facing notebooks never point at ``solutions/``;
 * lectures import only public names (no grader internals, no ``_private`` names);
-* an ``assert`` stands in the cell that computes what it checks (chapters in ``MERGED``):
-  no cell only asserts, so the checks do not chop the narrative; the other chapters keep
-  theirs in a cell tagged ``self-check`` whose first line is a ``# Self-check`` comment;
+* an ``assert`` stands in the cell that computes what it checks: no cell only asserts, so
+  the checks do not chop the narrative;
 * no non-trivial line of a solution stands in a lecture notebook.
 """
 
@@ -27,9 +26,6 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 STUDENT_FACING = LECTURES + sorted((ROOT / "exercises").glob("*.ipynb"))
 SURVEY = "arxiv.org/abs/1502.05767"  # Baydin et al., Automatic differentiation in ML: a survey
 ENDING = ["Summary", "Check yourself", "Where to go next"]
-# Chapters whose asserts stand in the cells that compute what they check (issue 28); the
-# others join when theirs do.
-MERGED = {"00", "01", "02", "03", "04", "05"}
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -121,24 +117,12 @@ def _only_asserts(tree: ast.Module) -> bool:
     return bool(tree.body) and all(isinstance(node, ast.Assert) for node in tree.body)
 
 
-@pytest.mark.parametrize("path", [p for p in LECTURES if p.name[:2] in MERGED], ids=_ids)
+@pytest.mark.parametrize("path", LECTURES, ids=_ids)
 def test_asserts_stand_in_the_cell_that_computes_what_they_check(path):
     for cell in _read(path).cells:
         if cell.cell_type == "code":
             assert "self-check" not in cell.metadata.get("tags", []), cell.id
             assert not _only_asserts(_code(cell)), f"cell {cell.id} only asserts: merge it"
-
-
-@pytest.mark.parametrize("path", [p for p in LECTURES if p.name[:2] not in MERGED], ids=_ids)
-def test_asserts_stand_in_self_check_cells(path):
-    for cell in _read(path).cells:
-        if cell.cell_type != "code":
-            continue
-        asserts = any(isinstance(node, ast.Assert) for node in ast.walk(_code(cell)))
-        tagged = "self-check" in cell.metadata.get("tags", [])
-        if asserts or tagged:
-            assert tagged, f"cell {cell.id} asserts: tag it 'self-check' (or move the asserts)"
-            assert cell.source.startswith("# Self-check"), f"cell {cell.id}: begin '# Self-check'"
 
 
 def _normal(line: str) -> str:

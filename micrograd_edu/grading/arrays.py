@@ -70,10 +70,14 @@ def as_array(value: Any, shape: tuple[int, ...], what: str) -> tuple[np.ndarray 
     return np.array(value, dtype=float), ""
 
 
-def compare(value: Any, want: np.ndarray, what: str, tol: float = 1e-6) -> str | None:
-    """``None`` if ``value`` has ``want``'s shape and values (within ``tol``), else what
-    was seen against what a correct answer satisfies: the shape, a constant factor, or
-    the size of the error (never the expected values).
+def compare(
+    value: Any, want: np.ndarray, what: str, tol: float = 1e-6, exact: bool = False
+) -> str | None:
+    """``None`` if ``value`` has ``want``'s shape and values (within ``tol``; with ``exact``,
+    within ``tol`` times ``want``'s largest entry: a derived formula's rounding, which a
+    difference quotient does not reach), else what was seen against what a correct answer
+    satisfies: the shape, a constant factor, or the size of the error (never the expected
+    values).
 
     >>> compare([1.0, 2.0], np.array([1.0, 2.0]), "dx") is None
     True
@@ -81,19 +85,25 @@ def compare(value: Any, want: np.ndarray, what: str, tol: float = 1e-6) -> str |
     'dx has the right shape (2,), but every entry is 2 times the right one'
     >>> compare([1.0, 2.5], np.array([1.0, 2.0]), "dx")[-60:]
     'largest error is 0.2 times its largest entry (1e-06 allowed)'
+    >>> compare([1.0, 2.0 + 1e-9], np.array([1.0, 2.0]), "dx", 1e-12, exact=True)[-54:]
+    'error is 5e-10 times its largest entry (1e-12 allowed)'
     """
     got, problem = as_array(value, want.shape, what)
     if got is None:
         return problem
-    if np.all(np.isfinite(got)) and np.allclose(got, want, rtol=tol, atol=tol):
-        return None
+    largest = max(float(np.max(np.abs(want))), 1e-300) if want.size else 1.0
+    if np.all(np.isfinite(got)):
+        if exact and float(np.max(np.abs(got - want), initial=0.0)) <= tol * largest:
+            return None
+        if not exact and np.allclose(got, want, rtol=tol, atol=tol):
+            return None
     right_shape = f"{what} has the right shape {shape_name(want.shape)}"
     if not np.all(np.isfinite(got)):
         return f"{right_shape}, but entries that are inf or nan"
     factor = _factor(got, want)
     if factor is not None:
         return f"{right_shape}, but every entry is {factor:.3g} times the right one"
-    error = float(np.max(np.abs(got - want)) / max(float(np.max(np.abs(want))), 1e-300))
+    error = float(np.max(np.abs(got - want)) / largest)
     return (
         f"{right_shape}, but its largest error is {error:.1g} times its largest entry "
         f"({tol:g} allowed)"

@@ -164,8 +164,16 @@ def _either(*models: Callable[[Case, dict], bool]):
     return lambda case, seen: any(model(case, seen) for model in models)
 
 
+def _halved(case: Case, wants: list[np.ndarray]) -> np.ndarray | None:
+    """x's gradient with one of its two uses' shares lost; not where averaging over the
+    copies would halve it too (two copies): that plainer explanation fits as well."""
+    if case["expr"] not in _TWICE or 0.5 in (_ratio(case), 1 / _ratio(case)):
+        return None
+    return wants[0] / 2
+
+
 _REPLACED = Mistake(
-    _grad_is(lambda case, wants: wants[0] / 2 if case["expr"] in _TWICE else None),
+    _grad_is(_halved),
     "x was used twice here, and only one use's share of the gradient reached it: a backward "
     "rule adds its share to an input's grad, it never replaces what is there",
 )
@@ -257,12 +265,12 @@ def _broadcast_cases(kinds: list[str]):
                 array=random_matrix(rng, m, n),
             ),
             "self": lambda: _case(rng, "add_self", "x + x", [(m, n)]),
-            "squared": lambda: _case(
+            "squared": lambda: _case(  # three copies or more: averaging is not halving
                 rng,
                 "broadcast_squared",
-                f"x.broadcast_to({(m, n)}) * x.broadcast_to({(m, n)})",
+                f"x.broadcast_to({(m + 1, n)}) * x.broadcast_to({(m + 1, n)})",
                 [(1, n)],
-                shape=[m, n],
+                shape=[m + 1, n],
             ),
         }
         return [made[kind]() for kind in kinds]
@@ -348,7 +356,9 @@ def _sum_cases(kinds: list[str]):
             "keep_several": lambda: summed("sum", (k, m, n), (0, 2), keepdims=True),
             "last": lambda: summed("sum", (k, m, n), -1),
             "negatives": lambda: summed("sum", (k, m, n), (-1, -3)),
-            "squared": lambda: summed("sum_squared", (m, n), 0),
+            "squared": lambda: summed("sum_squared", (m + 1, n), 0),  # 3+ rows: not halving
+            "last_twin": lambda: summed("sum", (k, m, n), 2),
+            "negatives_twin": lambda: summed("sum", (k, m, n), (2, 0)),
         }
         return [made[kind]() for kind in kinds]
 
@@ -370,7 +380,13 @@ def _keepdims_ignored(case: Case, seen: dict) -> bool:
 _SUM_MISTAKES = (
     _REPLACED,
     Mistake(
-        lambda case, seen: case.get("negative", False),
+        _raised("tuple", when=lambda case: isinstance(case["params"]["axis"], list)),
+        "axis may be a tuple of several axes, as in np.sum: each of them is summed away (and "
+        "kept with length 1 when keepdims=True)",
+    ),
+    Mistake(  # the check's cases come in pairs, the same axes counted from the front first:
+        # only a failure on the negative one alone is this mistake
+        lambda case, seen: case.get("negative", False) and "tuple" not in str(seen.get("error")),
         "a negative axis counts from the end (-1 is the last axis), in the input's numbering",
     ),
     Mistake(
@@ -411,7 +427,7 @@ SUM = register(
             ("over one axis", ["rows", "columns", "middle"], 2),
             ("over every axis, or several", ["all", "several", "then"]),
             ("keepdims=True", ["keep", "keep_several"]),
-            ("negative axes", ["middle", "last", "negatives"]),
+            ("negative axes", ["last_twin", "last", "negatives_twin", "negatives"]),
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,

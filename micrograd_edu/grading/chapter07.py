@@ -1,307 +1,470 @@
-"""Chapter 07's exercises: backpropagation through a linear layer.
+"""Chapter 07's exercises: a whole layer's backward, derived by hand.
 
-The oracle is always central differences, of ``Y = XW`` itself (its Jacobian)
-or of the scalar ``L = sum(dY * Y)`` whose gradient with respect to ``Y`` is
-``dY`` (the gradients of ``X``, ``W`` and ``b``). Batch sizes and the two
-widths are drawn all different, so a missing transpose gives a wrong shape,
-and a batch of one is checked on its own, where summing over the batch is
-easy to forget.
+The oracle is the tensor engine's backward (autograd on the same computation, in the
+grader's process; tests/test_grading_chapter07.py checks it against central differences
+and PyTorch). A derived formula is exact to rounding, and the comparison asks for that:
+a difference quotient is not (its error is about 1e-10 of the gradient at best), and the
+cases put some units' inputs within 1e-8 of the ReLU's kink, which a difference quotient
+steps across. Each main check also runs one case of realistic size, where a derived
+backward takes milliseconds and any method that evaluates the loss once or twice per
+entry of the gradient takes minutes. Batch sizes, widths and class counts are drawn all
+different, so that a missing transpose shows as a wrong shape or a product that does
+not fit.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import numpy as np
 
-from ..scalar.numerical import jacobian
-from .arrays import compare, numerical_gradients, random_matrix, same
+from ..tensor import Tensor, cross_entropy
+from .arrays import random_matrix
 from .chapter06 import WITHHELD
+from .derivation import (
+    COMMON,
+    NUMERIC_KINK,
+    Grads,
+    close_not_exact,
+    given,
+    judge_parts,
+    large,
+    model_is,
+    softmax_mistakes,
+    softmax_model,
+    softmax_right,
+)
+from .references import relu_layer_backward, softmax_cross_entropy_backward
 from .registry import Case, Check, Exercise, Mistake, register
-from .runners.chapter07 import _arrays, _run_backward, _run_jacobian
+from .runners.derivation import LARGE, LARGE_SECONDS, LAYER, NETWORK, SOFTMAX, run_backward
+
+KINK = (1e-9, 1e-8)  # how far from 0 some units' inputs are put
 
 
-def _layer_cases(batch_one: bool = False, count: int = 3):
-    """Cases with X (B, H1), W (H1, H2), b (H2,), dY (B, H2); B, H1, H2 all different."""
+# --- 1. softmax cross-entropy over a batch -------------------------------------------
 
+
+def _softmax_cases(
+    scale: float = 3.0, batch_one: bool = False, count: int = 3, with_large: bool = False
+):
     def cases(rng: random.Random) -> list[Case]:
         out = []
         for _ in range(count):
-            batch, h1, h2 = rng.sample(range(2, 7), 3)
-            batch = 1 if batch_one else batch
-            out.append(
-                {
-                    "X": random_matrix(rng, batch, h1),
-                    "W": random_matrix(rng, h1, h2),
-                    "b": random_matrix(rng, h2),
-                    "dY": random_matrix(rng, batch, h2),
-                }
-            )
-        return out
+            n, c = rng.sample(range(2, 8), 2)
+            n = 1 if batch_one else n
+            logits = np.array(random_matrix(rng, n, c)) * scale / 2
+            labels = [rng.randrange(c) for _ in range(n)]
+            out.append({"logits": logits.tolist(), "labels": labels, "as_list": batch_one})
+        return out + ([large(rng)] if with_large else [])
 
     return cases
 
 
-# --- the Jacobian ∂Y/∂X, formed for a small layer --------------------------------
+def _softmax_right(case: Case) -> Grads:
+    return softmax_right(SOFTMAX, case)
 
 
-def _judge_jacobian(case: Case, seen: dict) -> str | None:
-    x, w, _, _ = _arrays(case)
-    want = jacobian(lambda *flat: (np.reshape(flat, x.shape) @ w).ravel(), x.ravel().tolist())
-    what = f"the Jacobian for X {x.shape}, W {w.shape}"
-    return compare(seen.get("value"), want.jacobian, what)
+def _softmax(wrong: Callable[..., np.ndarray]) -> Callable[[Case, dict], bool]:
+    """A mistake's gradient from (P by row, P by column, one-hot labels, N, C)."""
+    return softmax_model(SOFTMAX, lambda p, pc, y, rw, total, w: wrong(p, pc, y, *y.shape))
 
 
-def _jacobian_is(model):
-    def matches(case: Case, seen: dict) -> bool:
-        x, w, _, _ = _arrays(case)
-        return same(seen.get("value"), model(x, w))
-
-    return matches
-
-
-def _column_major(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The Jacobian with Y and X flattened column by column (Fortran order)."""
-    batch, h1, h2 = x.shape[0], *w.shape
-    rows = np.arange(batch * h2).reshape(batch, h2).ravel(order="F")
-    cols = np.arange(batch * h1).reshape(batch, h1).ravel(order="F")
-    return np.kron(np.eye(batch), w.T)[np.ix_(rows, cols)]
-
-
-_JACOBIAN_MISTAKES = (
+_SOFTMAX_MISTAKES = (
+    *COMMON,
     Mistake(
-        _jacobian_is(lambda x, w: np.kron(np.eye(x.shape[0]), w)),
-        "rows and columns are swapped: the matrix has one row per entry of Y and one "
-        "column per entry of X",
+        _softmax(lambda p, pc, y, n, c: p - y),
+        "it is N times the gradient, for a batch of N rows: L is the mean of the rows' "
+        "losses, so how much does one row's loss count in L?",
     ),
     Mistake(
-        _jacobian_is(lambda x, w: np.tile(w.T, (x.shape[0], x.shape[0]))),
-        "in your matrix every row of Y depends on every row of X: does example i's output "
-        "depend on example j's input?",
+        _softmax(lambda p, pc, y, n, c: (p - y) / (n * c)),
+        "it is divided by the number of logits, N·C: L is the mean over the N rows; each "
+        "row's loss already sums over its C classes",
     ),
     Mistake(
-        _jacobian_is(_column_major),
-        "the right entries in the wrong places: rows and columns follow Y.ravel() and "
-        "X.ravel(), row by row",
+        _softmax(lambda p, pc, y, n, c: p / n),
+        "every entry of your answer is positive, so raising any logit would raise the loss; "
+        "but raising the label's own logit must lower it. That logit appears in the loss a "
+        "second time, not only inside the normalising sum",
     ),
+    Mistake(
+        _softmax(lambda p, pc, y, n, c: -y / n),
+        "only the label's own logit has a gradient in your answer: the normalising sum "
+        "holds every logit of the row, so raising any of them raises the loss",
+    ),
+    *softmax_mistakes(SOFTMAX),
+)
+
+_SOFTMAX_WHAT = {"grad": "the gradient"}
+
+SOFTMAX_EXERCISE = register(
+    Exercise(
+        "07.softmax_cross_entropy_backward",
+        "The backward of softmax cross-entropy over a batch",
+        2,
+        "softmax_cross_entropy_backward(logits, labels) returns ∂L/∂logits, with the shape "
+        "(N, C) of logits, for L the mean over the N rows of each row's cross-entropy "
+        "−log softmax(row)[label] (as torch.nn.functional.cross_entropy computes). labels "
+        "(N integers in 0..C-1) may be an array or a list. Derive it: the check compares "
+        "with the engine's gradient to rounding, which a difference quotient does not "
+        f"reach, also on {LARGE[SOFTMAX[0]][0]:,} rows of {LARGE[SOFTMAX[0]][1]} logits "
+        f"within {LARGE_SECONDS:g} s.",
+        (SOFTMAX[0],),
+        (
+            Check(
+                "exact on batches of several sizes, and on a large one",
+                "",
+                _softmax_cases(with_large=True),
+                run_backward(SOFTMAX[0]),
+                judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13),
+                weight=2.0,
+                mistakes=_SOFTMAX_MISTAKES,
+            ),
+            Check(
+                "finite and right for logits in the hundreds",
+                "",
+                _softmax_cases(scale=800.0),
+                run_backward(SOFTMAX[0]),
+                judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-9),
+                mistakes=_SOFTMAX_MISTAKES,
+            ),
+            Check(
+                "a batch of one, labels as a list, the logits left unchanged",
+                "",
+                _softmax_cases(batch_one=True, count=2),
+                run_backward(SOFTMAX[0]),
+                judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13, unchanged=True),
+                mistakes=_SOFTMAX_MISTAKES,
+            ),
+        ),
+        answers=(
+            "p - onehot",
+            "probs - onehot",
+            "p - y",
+            "-= 1",
+            "softmax(z) - onehot",
+            "/ len(labels)",
+            r"(p - y) / N",
+        ),
+        withheld=WITHHELD,
+    )
 )
 
 
-JACOBIAN = register(
+# --- 2. a ReLU layer: A = relu(X W + b) -------------------------------------------------
+
+
+def _kinked(rng: random.Random, x: np.ndarray, w: np.ndarray, bias: np.ndarray, every: int):
+    """``bias`` moved so that in every ``every``-th unit one row's input lies within
+    ``KINK`` of 0 (of either sign, never 0); the (row, unit) pairs."""
+    kinks = []
+    for j in range(0, w.shape[1], every):
+        r = rng.randrange(x.shape[0])
+        bias[j] = -(x[r] @ w[:, j]) + rng.choice([-1, 1]) * rng.uniform(*KINK)
+        kinks.append([r, j])
+    return bias, kinks
+
+
+def _layer_cases(batch_one: bool = False, count: int = 3, with_large: bool = False):
+    """X (B, D), W (D, H), b (H,), dA (B, H), with B, D and H all different; every other
+    unit has a row at the kink."""
+
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(count):
+            batch, d, h = rng.sample(range(2, 7), 3)
+            batch = 1 if batch_one else batch
+            x, w = np.array(random_matrix(rng, batch, d)), np.array(random_matrix(rng, d, h))
+            b, kinks = _kinked(rng, x, w, np.array(random_matrix(rng, h)), every=2)
+            case = {"X": x.tolist(), "W": w.tolist(), "b": b.tolist()}
+            out.append({**case, "dA": random_matrix(rng, batch, h), "kinks": kinks})
+        return out + ([large(rng)] if with_large else [])
+
+    return cases
+
+
+def _layer_right(case: Case) -> Grads:
+    inputs = given(LAYER, case)
+    x, w, b = (Tensor(inputs[k], requires_grad=True) for k in ("X", "W", "b"))
+    ((x @ w + b).relu() * Tensor(inputs["dA"])).sum().backward()
+    return {
+        k: np.array(t.grad.data, dtype=float)
+        for k, t in zip(("dX", "dW", "db"), (x, w, b), strict=True)
+    }
+
+
+def _linear(dz: np.ndarray, x: np.ndarray, w: np.ndarray) -> tuple:
+    """(dX, dW, db) of a linear layer given its output's gradient ``dz``."""
+    return dz @ w.T, x.T @ dz, dz.sum(axis=0)
+
+
+def _layer(wrong: Callable[..., tuple]) -> Mistake:
+    """A mistake's (dX, dW, db) from wrong(X, W, Z, dA, dZ), Z = XW + b and dZ the right
+    gradient of Z."""
+
+    def model(case: Case) -> Grads:
+        x, w, b, da = given(LAYER, case).values()
+        z = x @ w + b
+        return dict(zip(("dX", "dW", "db"), wrong(x, w, z, da, da * (z > 0)), strict=True))
+
+    return model_is(model, _layer_right)
+
+
+def _smooth_units(case: Case, weight: str) -> np.ndarray:
+    """Which units of the case have no row at the kink."""
+    units = {j for _, j in case["kinks"]}
+    return np.array([j not in units for j in range(np.shape(case[weight])[1])])
+
+
+def _layer_smooth(case: Case) -> dict:
+    """The entries no kink reaches: dW and db of units without one, dX of rows without one."""
+    (rows, inputs), unit = np.shape(case["X"]), _smooth_units(case, "W")
+    row = np.array([r not in {r for r, _ in case["kinks"]} for r in range(rows)])
+    return {
+        "dX": np.repeat(row[:, None], inputs, 1),
+        "dW": np.tile(unit, (len(case["W"]), 1)),
+        "db": unit,
+    }
+
+
+_BATCH_SUM = (
+    "b was added to every row of the batch, and each row's use of it sends back its share: "
+    "the bias's gradient has the bias's shape"
+)
+
+_LAYER_MISTAKES = (
+    *COMMON,
+    Mistake(
+        _layer(lambda x, w, z, da, dz: _linear(da, x, w)),
+        "your gradients are those of the layer without its ReLU: the gradient reaching XW + b "
+        "is the one reaching A, passed on only where the ReLU passed its input",
+    ),
+    Mistake(
+        _layer(lambda x, w, z, da, dz: _linear(da * (da > 0), x, w)),
+        "whether the ReLU passes a gradient back depends on the ReLU's own input in the "
+        "forward pass, not on the sign of the gradient arriving",
+    ),
+    Mistake(
+        _layer(lambda x, w, z, da, dz: _linear(da * (x @ w > 0), x, w)),
+        "the ReLU's input is XW + b: with the bias left out, some units pass or stop "
+        "gradients where the forward pass did the opposite",
+    ),
+    Mistake(
+        _layer(lambda x, w, z, da, dz: _linear(da * np.maximum(z, 0), x, w)),
+        "the ReLU's derivative is 1 where it passes its input and 0 elsewhere, not the "
+        "ReLU's output",
+    ),
+    Mistake(
+        _layer(lambda x, w, z, da, dz: (dz @ w.T, dz.T @ x, dz.sum(axis=0))),
+        "the right entries, laid out transposed: the gradient of W has W's shape",
+    ),
+    Mistake(
+        _layer(lambda x, w, z, da, dz: (dz @ w.T, x.T @ dz / len(x), dz.mean(axis=0))),
+        "divided by the batch size: the gradient arriving already says how much each row's "
+        "output counts in L, so each row's share counts in full",
+    ),
+    Mistake(_layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz)), _BATCH_SUM),
+    Mistake(
+        _layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz.sum(axis=0, keepdims=True))),
+        _BATCH_SUM,
+    ),
+    Mistake(_layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz[0])), _BATCH_SUM),
+    Mistake(close_not_exact(_layer_right, _layer_smooth), NUMERIC_KINK),
+)
+
+_LAYER_WHAT = {"dX": "the gradient of X", "dW": "the gradient of W", "db": "the gradient of b"}
+
+LAYER_EXERCISE = register(
     Exercise(
-        "07.linear_jacobian",
-        "The Jacobian of Y = XW with respect to X",
+        "07.relu_layer_backward",
+        "The backward of a ReLU layer over a batch",
         2,
-        "linear_jacobian(X, W) returns the matrix of ∂Y[i, j]/∂X[p, q] for Y = X @ W, "
-        "with one row per entry of Y and one column per entry of X, both in row-major "
-        "order (as Y.ravel() and X.ravel()).",
-        ("linear_jacobian",),
+        "relu_layer_backward(X, W, b, dA) returns (dX, dW, db) for A = relu(X @ W + b), with "
+        "X of shape (B, D), W (D, H), b (H,) and dA = ∂L/∂A of shape (B, H); each gradient "
+        "has the shape of what it differentiates, also for a batch of one row. Derive it: "
+        "the check compares with the engine's gradients to rounding, with some units' inputs "
+        "within 1e-8 of the ReLU's kink (where no difference quotient is right), and on a "
+        f"layer of realistic size within {LARGE_SECONDS:g} s.",
+        (LAYER[0],),
         (
             Check(
-                "matches finite differences on non-square shapes",
+                "dX, dW and db exact on non-square shapes, and on a large layer",
                 "",
-                _layer_cases(),
-                _run_jacobian,
-                _judge_jacobian,
-                mistakes=_JACOBIAN_MISTAKES,
+                _layer_cases(with_large=True),
+                run_backward(LAYER[0]),
+                judge_parts(LAYER, _layer_right, _LAYER_WHAT),
+                weight=2.0,
+                mistakes=_LAYER_MISTAKES,
             ),
             Check(
-                "a batch of one",
+                "a batch of one, the arrays passed in left unchanged",
                 "",
                 _layer_cases(batch_one=True, count=2),
-                _run_jacobian,
-                _judge_jacobian,
-                mistakes=_JACOBIAN_MISTAKES,
+                run_backward(LAYER[0]),
+                judge_parts(LAYER, _layer_right, _LAYER_WHAT, unchanged=True),
+                mistakes=_LAYER_MISTAKES,
             ),
         ),
         answers=(
-            "np.kron(np.eye(X.shape[0]), W.T)",
-            "kron(",
-            "eye(",
-            r"copies of $W^\top$",
-            "block diagonal",
+            "dA * (Z > 0)",
+            "(Z > 0)",
+            "dZ @ W.T",
+            "X.T @ dZ",
+            "dZ.sum(axis=0)",
+            r"\bar A \odot",
+            r"X^\top \bar Z",
+            r"\bar Z W^\top",
         ),
         withheld=WITHHELD,
     )
 )
 
 
-# --- the backward of the layer -------------------------------------------------------
+# --- 3. a two-layer network, by hand ----------------------------------------------------
 
 
-def _judge_backward(parts: tuple[str, ...], torch_layout: bool = False):
-    """Compare the named parts of (dX, dW, db) with central differences of sum(dY * Y)."""
+def _network_cases(batch_one: bool = False, count: int = 3, with_large: bool = False):
+    """X (B, D), labels (B,), W1 (D, H), b1 (H,), W2 (H, C), b2 (C,): B, D, H and C all
+    different; every other unit has a row at the kink."""
 
-    def judge(case: Case, seen: dict) -> str | None:
-        if not seen.get("triple"):
-            return "the function must return a tuple of three arrays (dX, dW, db)"
-        x, w, b, dy = _arrays(case)
-        want = dict(
-            zip(
-                ("dX", "dW", "db"),
-                numerical_gradients(lambda x_, w_, b_: np.sum(dy * (x_ @ w_ + b_)), x, w, b),
-                strict=True,
-            )
-        )
-        if torch_layout:
-            want["dW"] = want["dW"].T
-        names = {"dX": "grad of X", "dW": "grad of the weight", "db": "grad of the bias"}
-        where = f" (batch {x.shape[0]}, {x.shape[1]} in, {w.shape[1]} out)"
-        for part in parts:
-            problem = compare(seen.get(part), want[part], names[part] + where)
-            if problem:
-                return problem
-        return None
+    def cases(rng: random.Random) -> list[Case]:
+        out = []
+        for _ in range(count):
+            batch, d, h, c = rng.sample(range(2, 8), 4)
+            batch = 1 if batch_one else batch
+            x, w1 = np.array(random_matrix(rng, batch, d)), np.array(random_matrix(rng, d, h))
+            b1, kinks = _kinked(rng, x, w1, np.array(random_matrix(rng, h)), every=2)
+            labels = [rng.randrange(c) for _ in range(batch)]
+            case = {"X": x.tolist(), "labels": labels, "W1": w1.tolist(), "b1": b1.tolist()}
+            case |= {"W2": random_matrix(rng, h, c), "b2": random_matrix(rng, c)}
+            out.append({**case, "kinks": kinks})
+        return out + ([large(rng)] if with_large else [])
 
-    return judge
+    return cases
 
 
-def _part_is(part: str, model, torch_layout: bool = False):
-    """A mistake whose ``part`` (dX, dW or db) is ``model(X, W, dY)`` (W in PyTorch's layout
-    when the exercise uses it)."""
-
-    def matches(case: Case, seen: dict) -> bool:
-        x, w, _, dy = _arrays(case)
-        right = {"dX": dy @ w.T, "dW": (dy.T @ x) if torch_layout else x.T @ dy}
-        right["db"] = dy.sum(axis=0)
-        if same(seen.get(part), right[part]):
-            return False  # where the mistake gives the right answer (B = 1) it is not seen
-        return same(seen.get(part), model(x, w.T if torch_layout else w, dy))
-
-    return matches
+def _network_right(case: Case) -> Grads:
+    x, labels, *weights = given(NETWORK, case).values()
+    w1, b1, w2, b2 = (Tensor(a, requires_grad=True) for a in weights)
+    cross_entropy((Tensor(x) @ w1 + b1).relu() @ w2 + b2, labels).backward()
+    grads = (w1, b1, w2, b2)
+    return {k: np.array(t.grad.data, dtype=float) for k, t in zip(NETWORK[2], grads, strict=True)}
 
 
-def _backward_mistakes(torch_layout: bool = False) -> tuple[Mistake, ...]:
-    t = torch_layout
-    weight = "the weight's" if t else "W's"
-    return (
-        Mistake(
-            _part_is("dW", lambda x, w, dy: (x.T @ dy).T if not t else x.T @ dy, t),
-            f"the right entries, laid out transposed: the gradient has {weight} shape",
-        ),
-        Mistake(
-            _part_is("dX", lambda x, w, dy: (dy @ (w.T if not t else w)).T, t),
-            "the right entries, laid out transposed: the gradient of X has X's shape",
-        ),
-        Mistake(
-            lambda case, seen: any(
-                _part_is(p, m, t)(case, seen)
-                for p, m in (
-                    ("dW", lambda x, w, dy: (x.T @ dy if not t else dy.T @ x) / len(x)),
-                    ("db", lambda x, w, dy: dy.mean(axis=0)),
-                )
-            ),
-            "divided by the batch size: L adds up the rows' contributions, so each row's "
-            "counts in full",
-        ),
-        Mistake(
-            _part_is("db", lambda x, w, dy: dy[0], t),
-            "that is the first row's share only: b was added to every row of the batch",
-        ),
-        Mistake(
-            _part_is("db", lambda x, w, dy: dy.sum(axis=0, keepdims=True), t),
-            "the right sums, with an extra axis: the bias's gradient has the bias's shape",
-        ),
-        Mistake(  # (with a batch of one it is the mistake above: that hint comes first)
-            _part_is("db", lambda x, w, dy: dy, t),
-            "db has the shape of dY, one row per example: the bias has one entry per output, "
-            "and was added to every row of the batch",
-        ),
-    )
+def _network(dz2_of: Callable | None = None, hidden: Callable | None = None) -> Mistake:
+    """A mistake's four gradients: ``dz2_of(P, P by column, one-hot, B, C)`` for the
+    logits' gradient, ``hidden(dA1, Z1)`` for the hidden layer's input's (each right
+    when not given)."""
+
+    def model(case: Case) -> Grads:
+        x, labels, w1, b1, w2, b2 = given(NETWORK, case).values()
+        z1 = x @ w1 + b1
+        a1 = np.maximum(z1, 0)
+        z2 = a1 @ w2 + b2
+        rows, columns = np.exp(z2 - z2.max(1, keepdims=True)), np.exp(z2 - z2.max(0))
+        p, pc = rows / rows.sum(1, keepdims=True), columns / columns.sum(0)
+        onehot = np.eye(z2.shape[1])[labels]
+        dz2 = (dz2_of or (lambda p, pc, y, n, c: (p - y) / n))(p, pc, onehot, *z2.shape)
+        da1 = dz2 @ w2.T
+        dz1 = (hidden or (lambda da1, z1: da1 * (z1 > 0)))(da1, z1)
+        grads = (x.T @ dz1, dz1.sum(0), a1.T @ dz2, dz2.sum(0))
+        return dict(zip(NETWORK[2], grads, strict=True))
+
+    return model_is(model, _network_right)
 
 
-BACKWARD = register(
+def _network_smooth(case: Case) -> dict:
+    """The entries no kink reaches: the output layer's, and the first layer's for the
+    units without a row at the kink."""
+    unit = _smooth_units(case, "W1")
+    out = {k: np.ones(np.shape(case[k[1:]]), bool) for k in ("dW2", "db2")}
+    return {**out, "dW1": np.tile(unit, (len(case["W1"]), 1)), "db1": unit}
+
+
+_NETWORK_MISTAKES = (
+    *COMMON,
+    Mistake(
+        _network(lambda p, pc, y, n, c: p - y),
+        "every gradient is N times the right one, for a batch of N rows: L is the mean of "
+        "the rows' losses",
+    ),
+    Mistake(
+        _network(lambda p, pc, y, n, c: (y - p) / n),
+        "every gradient has the opposite sign: raising the label's own logit must lower the loss",
+    ),
+    Mistake(
+        _network(lambda p, pc, y, n, c: p / n),
+        "the gradient at the logits has no term for the label: the label's own logit appears "
+        "in the loss a second time, not only inside the normalising sum",
+    ),
+    Mistake(
+        _network(lambda p, pc, y, n, c: (pc - y) / n),
+        "each row is one example: its probabilities are normalised over its own classes, "
+        "along the row, not down the batch",
+    ),
+    Mistake(
+        _network(hidden=lambda da1, z1: da1),
+        "W2 and b2 are right, W1 and b1 are those of a network without the ReLU: the gradient "
+        "reaching the first layer passes only where the ReLU passed its input",
+    ),
+    Mistake(
+        _network(hidden=lambda da1, z1: da1 * (da1 > 0)),
+        "W2 and b2 are right; for the first layer, whether the ReLU passes a gradient back "
+        "depends on its own input in the forward pass, not on the sign of the gradient",
+    ),
+    Mistake(
+        _network(hidden=lambda da1, z1: da1 * np.maximum(z1, 0)),
+        "W2 and b2 are right; the ReLU's derivative is 1 where it passes its input and 0 "
+        "elsewhere, not the ReLU's output",
+    ),
+    Mistake(close_not_exact(_network_right, _network_smooth), NUMERIC_KINK),
+)
+
+_NETWORK_WHAT = {k: f"the gradient of {k[1:]}" for k in NETWORK[2]}
+
+NETWORK_EXERCISE = register(
     Exercise(
-        "07.linear_backward",
-        "Backward through Y = XW + b",
+        "07.two_layer_backward",
+        "A two-layer network's backward, by hand",
         3,
-        "linear_backward(X, W, b, dY) returns (dX, dW, db) for Y = X @ W + b, with X of "
-        "shape (B, H1), W (H1, H2), b (H2,) and dY = ∂L/∂Y of shape (B, H2).",
-        ("linear_backward",),
+        "two_layer_backward(X, labels, W1, b1, W2, b2) returns (dW1, db1, dW2, db2), the "
+        "gradients of L, the mean softmax cross-entropy of the logits relu(X @ W1 + b1) @ W2 "
+        "+ b2 against labels, with X of shape (B, D), labels B integers in 0..C-1, W1 (D, H), "
+        "b1 (H,), W2 (H, C) and b2 (C,). Derive it: the check compares with the engine's "
+        "gradients to rounding, with units at the ReLU's kink, and on a network of realistic "
+        f"size within {LARGE_SECONDS:g} s.",
+        (NETWORK[0],),
         (
             Check(
-                "dX on non-square shapes",
+                "all four gradients exact on small networks, and on a large one",
                 "",
-                _layer_cases(),
-                _run_backward("linear_backward"),
-                _judge_backward(("dX",)),
-                mistakes=_backward_mistakes(),
+                _network_cases(with_large=True),
+                run_backward(NETWORK[0]),
+                judge_parts(NETWORK, _network_right, _NETWORK_WHAT),
+                weight=2.0,
+                mistakes=_NETWORK_MISTAKES,
             ),
             Check(
-                "dW on non-square shapes",
+                "a batch of one, the arrays passed in left unchanged",
                 "",
-                _layer_cases(),
-                _run_backward("linear_backward"),
-                _judge_backward(("dW",)),
-                mistakes=_backward_mistakes(),
-            ),
-            Check(
-                "db sums over the batch",
-                "",
-                _layer_cases(),
-                _run_backward("linear_backward"),
-                _judge_backward(("db",)),
-                mistakes=_backward_mistakes(),
-            ),
-            Check(
-                "a batch of one",
-                "",
-                _layer_cases(batch_one=True),
-                _run_backward("linear_backward"),
-                _judge_backward(("dX", "dW", "db")),
-                mistakes=_backward_mistakes(),
+                _network_cases(batch_one=True, count=2),
+                run_backward(NETWORK[0]),
+                judge_parts(NETWORK, _network_right, _NETWORK_WHAT, unchanged=True),
+                mistakes=_NETWORK_MISTAKES,
             ),
         ),
+        requires={
+            SOFTMAX[0]: softmax_cross_entropy_backward,
+            LAYER[0]: relu_layer_backward,
+        },
         answers=(
-            "dY @ W.T",
-            "X.T @ dY",
-            "dY.sum(axis=0)",
-            "dY Wᵀ",
-            "Xᵀ dY",
-            r"\bar Y W^\top",
-            r"X^\top \bar Y",
-            r"\sum_i \bar Y_{ij}",
-        ),
-        withheld=WITHHELD,
-    )
-)
-
-
-TORCH_LAYOUT = register(
-    Exercise(
-        "07.torch_linear_backward",
-        "Backward in PyTorch's layout y = x Aᵀ + b",
-        2,
-        "torch_linear_backward(x, weight, bias, grad_output) returns (grad_x, grad_weight, "
-        "grad_bias) for y = x @ weight.T + bias, with weight of shape "
-        "(out_features, in_features) as in torch.nn.Linear.",
-        ("torch_linear_backward",),
-        (
-            Check(
-                "grad_weight in the weight's layout",
-                "",
-                _layer_cases(),
-                _run_backward("torch_linear_backward"),
-                _judge_backward(("dW",), torch_layout=True),
-                mistakes=_backward_mistakes(torch_layout=True),
-            ),
-            Check(
-                "grad_x and grad_bias, also for a batch of one",
-                "",
-                lambda rng: _layer_cases(count=2)(rng) + _layer_cases(True, 1)(rng),
-                _run_backward("torch_linear_backward"),
-                _judge_backward(("dX", "db"), torch_layout=True),
-                mistakes=_backward_mistakes(torch_layout=True),
-            ),
-        ),
-        answers=(
-            "grad_output @ weight",
-            "grad_output.T @ x",
-            "grad_outputᵀ x",
-            "grad_output.sum(axis=0)",
-            r"\bar Y^\top X",
-            r"\bar y^\top x",
-            r"= \bar Y A",
+            "dZ2 @ W2.T",
+            "A1.T @ dZ2",
+            "X.T @ dZ1",
+            "dA1 * (Z1 > 0)",
+            "(Z1 > 0)",
+            r"\bar Z_2 W_2^\top",
         ),
         withheld=WITHHELD,
     )

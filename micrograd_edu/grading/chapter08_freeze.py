@@ -15,10 +15,14 @@ from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter08_freeze import _run_freeze
 
 
-def _freeze_cases(kind: str):
+def _freeze_cases(*kinds: str):
+    """Two cases of each kind: ``nested`` freezes one layer inside the pair, ``container``
+    the pair itself (its layers are its children's, not its own parameters), ``several``
+    a layer in the pair and the last layer, ``long`` layer '1' of twelve."""
+
     def cases(rng: random.Random) -> list[Case]:
         out = []
-        for _ in range(2):
+        for kind in [k for k in kinds for _ in range(2)]:
             n = 12 if kind == "long" else 3
             sizes = [rng.randint(2, 4) for _ in range(n + 1)]
             layers = [
@@ -30,12 +34,12 @@ def _freeze_cases(kind: str):
                 }
                 for k in range(n)
             ]
-            if kind == "long":
-                names = ["1"]
-            elif kind == "nested":
-                names = ["0.layer1"]
-            else:
-                names = ["0.layer0", "1"]
+            names = {
+                "long": ["1"],
+                "nested": ["0.layer1"],
+                "container": ["0"],
+                "several": ["0.layer0", "1"],
+            }[kind]
             x = [[rng.gauss(0, 1) for _ in range(sizes[0])] for _ in range(rng.randint(1, 4))]
             out.append({"kind": kind, "layers": layers, "freeze": names, "x": x})
         return out
@@ -70,32 +74,27 @@ def _numpy_gradients(case: Case) -> list[np.ndarray]:
     return grads
 
 
-def _judge_freeze(part: str):
-    def judge(case: Case, seen: dict) -> str | None:
-        layers = _layer_names(case)
-        expected = [f"{layer}.{p}" for layer in layers for p in ("weight", "bias")]
-        names, grads = seen.get("names"), seen.get("grads")
-        if names != expected or not isinstance(grads, list) or len(grads) != len(expected):
-            return "the model lost or gained parameters (freeze must only switch requires_grad)"
-        frozen = {
-            f"{layer}.{p}"
-            for layer in layers
-            for p in ("weight", "bias")
-            if any(layer == n or layer.startswith(n + ".") for n in case["freeze"])
-        }
-        want = _numpy_gradients(case)
-        for name, got, exact in zip(names, grads, want, strict=True):
-            if name in frozen and part == "frozen" and got is not None:
-                return f"{name} still gets a gradient after freezing {case['freeze']}"
-            if name not in frozen:
-                values = as_floats(got, exact.size)
-                if values is None:
-                    return f"{name} gets no gradient, but it is not in {case['freeze']}"
-                if part == "others" and not np.allclose(values, exact, rtol=1e-8, atol=1e-10):
-                    return f"{name} gets a wrong gradient after freezing {case['freeze']}"
-        return None
-
-    return judge
+def _judge_freeze(case: Case, seen: dict) -> str | None:
+    """Exactly the named modules (and every module inside them) stop getting gradients,
+    the others get their full gradient, and the model still computes what it did."""
+    layers = _layer_names(case)
+    expected = [f"{layer}.{p}" for layer in layers for p in ("weight", "bias")]
+    names, grads = seen.get("names"), seen.get("grads")
+    if names != expected or not isinstance(grads, list) or len(grads) != len(expected):
+        return "the model lost or gained parameters (freeze must only switch requires_grad)"
+    if seen.get("values_kept") is not True:
+        return "the parameters' values changed: the frozen model no longer computes what it did"
+    frozen = _frozen_names(case)
+    for name, got, exact in zip(names, grads, _numpy_gradients(case), strict=True):
+        if name in frozen and got is not None:
+            return f"{name} still gets a gradient after freezing {case['freeze']}"
+        if name not in frozen:
+            values = as_floats(got, exact.size)
+            if values is None:
+                return f"{name} gets no gradient, but it is not in {case['freeze']}"
+            if not np.allclose(values, exact, rtol=1e-8, atol=1e-10):
+                return f"{name} gets a wrong gradient after freezing {case['freeze']}"
+    return None
 
 
 def _frozen_names(case: Case, prefix: bool = False) -> set[str]:
@@ -108,6 +107,16 @@ def _frozen_names(case: Case, prefix: bool = False) -> set[str]:
         for n in case["freeze"]
         if layer == n or layer.startswith(n + ".") or (prefix and layer.startswith(n))
     }
+
+
+def _own_only(case: Case, seen: dict) -> bool:
+    """Only the parameters a named module holds itself were switched off, not those of the
+    modules inside it (the pair '0' holds none of its own)."""
+    names, requires = seen.get("names") or [], seen.get("requires") or []
+    off = {n for n, r in zip(names, requires, strict=False) if not r}
+    layers = set(_layer_names(case))
+    own = {f"{n}.{p}" for n in case["freeze"] if n in layers for p in ("weight", "bias")}
+    return off == own != _frozen_names(case)
 
 
 def _nothing_switched(case: Case, seen: dict) -> bool:
@@ -142,6 +151,12 @@ _FREEZE_MISTAKES = (
         "gradients: it is each parameter's flag that backward reads",
     ),
     Mistake(
+        _own_only,
+        "only the parameters the named module holds itself stopped learning: a module's "
+        "parameters include those of the modules inside it, so freezing a block freezes its "
+        "layers",
+    ),
+    Mistake(
         _nothing_switched,
         "after freeze, every parameter still has requires_grad = True, and backward fills the "
         ".grad of every parameter that requires it, whatever .grad held before",
@@ -165,23 +180,18 @@ FREEZE = register(
         "Freezing layers",
         1,
         "freeze(model, names) stops the sub-modules named in names (dotted names, as "
-        "named_modules gives them) from getting gradients; every other parameter still learns.",
+        "named_modules gives them), and every module inside them, from getting gradients; "
+        "every other parameter still learns, and the model computes what it did.",
         ("freeze",),
         (
             Check(
-                "frozen layers get no gradient",
+                "only the named modules stop learning (the layers inside a frozen block too); "
+                "the others get their full gradient, and the model computes what it did",
                 "",
-                _freeze_cases("nested"),
+                _freeze_cases("nested", "container", "several"),
                 _run_freeze,
-                _judge_freeze("frozen"),
-                mistakes=_FREEZE_MISTAKES,
-            ),
-            Check(
-                "the other layers still get their full gradient",
-                "",
-                _freeze_cases("several"),
-                _run_freeze,
-                _judge_freeze("others"),
+                _judge_freeze,
+                weight=2.0,
                 mistakes=_FREEZE_MISTAKES,
             ),
             Check(
@@ -189,7 +199,7 @@ FREEZE = register(
                 "",
                 _freeze_cases("long"),
                 _run_freeze,
-                _judge_freeze("frozen"),
+                _judge_freeze,
                 mistakes=_FREEZE_MISTAKES,
             ),
         ),

@@ -25,6 +25,8 @@ def _momentum(p: np.ndarray, g: np.ndarray, state: dict, hyper: dict, mistake: s
     """PyTorch's SGD with momentum (no dampening), in place on ``p``."""
     mu, lr = hyper["momentum"], hyper["lr"]
     velocity = state.get("velocity")
+    if mistake == "shared, restarted" and velocity is not None and velocity.shape != g.shape:
+        velocity = None  # one velocity for every parameter, started again at a new shape
     if mistake == "no momentum":
         p -= lr * g
         return
@@ -62,6 +64,10 @@ def _adam(
     }.get(mistake, state["step"])
     m = beta1 * state["m"] + (1 - beta1) * g
     v = beta2 * state["v"] + (1 - beta2) * (g if mistake == "g not squared" else g * g)
+    if mistake == "paper":  # Kingma & Ba's efficient order: ε added to √v, not to √v̂
+        p -= hyper["lr"] * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + hyper["eps"])
+        state["m"], state["v"] = m, v
+        return
     m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
     if mistake in ("no correction", "m not corrected"):
         m_hat = m
@@ -79,7 +85,8 @@ def _simulate(case: Case, mistake: str = "") -> Trajectory:
     """The parameters after every step of the case, flattened; with ``mistake``, where a
     typical wrong optimiser leaves them instead (the models behind the hints)."""
     values = [np.array(v, dtype=float) for v in case["init"]]
-    states: list[dict] = [{} for _ in values]
+    shared: dict = {}  # one state for every parameter: the mistakes that share it
+    states: list[dict] = [shared if mistake.startswith("shared") else {} for _ in values]
     counts = {"calls": 0, "updates": 0}
     trajectory = []
     for step, grads in enumerate(case["grads"]):
@@ -154,8 +161,11 @@ def _either(*mistakes: str) -> Callable[[Case, dict], bool]:
 
 def _judge(case: Case, seen: dict) -> str | None:
     """Step by step against PyTorch's update; on the first step that differs, what the
-    student's parameter did there (moved or not, by how much), never where it should be."""
+    student's parameter did there (moved or not, by how much), never where it should be.
+    Adam as Kingma & Ba's paper orders it (ε added before the correction) passes too."""
     want = _simulate(case)
+    if case["optimiser"] == "MyAdam" and _follows("paper")(case, seen):
+        return None
     got = _read(seen, want)
     if got is None:
         return (
@@ -212,7 +222,8 @@ def _cases(optimiser: str, kind: str) -> Callable[[random.Random], list[Case]]:
 
     def draw(rng: random.Random, kind: str = kind) -> Case:
         steps = {"steady": 6, "several": 20, "none": 8, "groups": 8, "tiny": 3}[kind]
-        shapes = [[rng.randint(1, 5)]] if kind == "steady" else [[2, 3], [rng.randint(1, 4)], [1]]
+        k = rng.randint(2, 4)  # two parameters of one shape: a velocity shared by all shows
+        shapes = [[rng.randint(1, 5)]] if kind == "steady" else [[2, 3], [k], [k]]
         sizes = [int(np.prod(s)) for s in shapes]
         scale = 1e-8 if kind == "tiny" else 1.0
 
@@ -276,7 +287,32 @@ _GROUPS = (
         "hyperparameters where step() finds them, at every step",
     ),
 )
+_SHARED = (
+    "one velocity serves every parameter, so each parameter's step carries the others' "
+    "gradients: what a parameter remembers from one step to the next is its own, in "
+    "self.state[p]"
+)
+
+
+def _raises_like(mistake: str, *fragments: str) -> Callable[[Case, dict], bool]:
+    """The student's step raised with one of ``fragments``, where ``mistake`` raises too."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        if not any(f in str(seen.get("error", "")) for f in fragments):
+            return False
+        try:
+            _simulate(case, mistake)
+        except ValueError:
+            return True
+        return False
+
+    return matches
+
+
 _MOMENTUM_MISTAKES = (
+    Mistake(_follows("shared"), _SHARED),
+    Mistake(_follows("shared, restarted"), _SHARED),
+    Mistake(_raises_like("shared", "broadcast"), _SHARED),
     Mistake(
         _follows("no momentum"),
         "each of your steps depends on this step's gradient alone: momentum carries a "
@@ -394,7 +430,9 @@ ADAM = register(
         "Adam",
         3,
         "MyAdam(params, lr, betas, eps) is an Optimizer whose step() moves every parameter "
-        "as optim.Adam(params, lr=lr, betas=betas, eps=eps) does, step for step.",
+        "as optim.Adam(params, lr=lr, betas=betas, eps=eps) does, step for step (or as Kingma "
+        "and Ba's paper orders the same computation, with ε added before the bias correction: "
+        "the two differ only where ε matters, and either passes).",
         ("MyAdam",),
         _checks(
             "MyAdam",

@@ -2,21 +2,24 @@
 
 Graded by what the student's code *achieves* on data the grader draws from its
 own seeds: every row in exactly one batch, the distance of the learned β from
-the true one, and the mean squared error of the trained model on held-out
-points the student never sees (noise variance 0.01 is the floor).
+the true one, and the mean squared error of the trained network, which the grader
+runs itself, on held-out points the student's code never holds (noise variance 0.01
+is the floor). The training data come from functions whose parameters the grader
+draws (a family, not a list the package publishes), so no choice among known
+functions fits them.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 import numpy as np
 
-from ..course.data import piecewise_truth
+from .networks import forward, network_problem, only_linear, same_network
 from .plain import as_floats, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
-from .runners.chapter09 import _features, _run_batches, _run_linear, _run_retrain, _run_train
+from .runners.chapter09 import _features, _run_batches, _run_linear
+from .runners.networks import run_training
 from .steps import reference_steps
 
 # --- 1. minibatch_indices -----------------------------------------------------
@@ -215,6 +218,13 @@ def _judge_linear(case: Case, seen: dict) -> str | None:
     return f"max |β̂ - β| = {error:.3g} for {m} features (needs at most {_BETA_TOLERANCE})"
 
 
+def _judge_unchanged(case: Case, seen: dict) -> str | None:
+    changed = seen.get("changed") or []
+    if changed:
+        return f"the {' and '.join(map(str, changed))} passed in were different after the call"
+    return None
+
+
 def _beta_grew(case: Case, seen: dict) -> bool:
     return np.size(seen.get("beta")) == len(case["scales"]) * case["n"]
 
@@ -246,23 +256,25 @@ FIT_LINEAR = register(
         "Recovering β",
         2,
         "fit_linear(X, y) fits y ≈ X β (no intercept) by gradient descent on the mean "
-        "squared error and returns β̂ with shape (m,); y is given as (n,) or (n, 1). The "
-        "closed-form solvers (numpy.linalg's lstsq, solve, pinv and inv, and scipy) are "
-        "withheld while it is graded: the exercise is the descent.",
+        "squared error and returns β̂ with shape (m,); y is given as (n,) or (n, 1), and both "
+        "are left as they were given. numpy.linalg's solvers and factorisations (lstsq, "
+        "solve, pinv, inv, svd, qr, cholesky, eig, eigh, det, slogdet, tensorsolve, "
+        "tensorinv) and scipy are withheld while it is graded: the exercise is the descent "
+        "(what gives eigenvalues alone stays).",
         ("fit_linear",),
         (
             Check(
-                "recovers β when y is a column (n, 1)",
+                "recovers β when y is flat (n,)",
                 "",
-                _linear_cases(column=True, scaled=False),
+                _linear_cases(column=False, scaled=False),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
             ),
             Check(
-                "recovers β when y is flat (n,)",
+                "recovers β when y is a column (n, 1)",
                 "",
-                _linear_cases(column=False, scaled=False),
+                _linear_cases(column=True, scaled=False),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
@@ -275,12 +287,41 @@ FIT_LINEAR = register(
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
             ),
+            Check(
+                "X and y left as they were given",
+                "",
+                _linear_cases(column=False, scaled=True),
+                _run_linear,
+                _judge_unchanged,
+                same_cases_as="recovers β when the features have different scales",
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: bool(seen.get("changed")),
+                        "an in-place update (X /= ..., X -= ...) of an array you were given "
+                        "writes into the caller's data: scale into a new array",
+                    ),
+                ),
+            ),
         ),
         withheld=(
-            "numpy.linalg.lstsq",
-            "numpy.linalg.solve",
-            "numpy.linalg.pinv",
-            "numpy.linalg.inv",
+            *(
+                f"numpy.linalg.{name}"
+                for name in (
+                    "lstsq",
+                    "solve",
+                    "pinv",
+                    "inv",
+                    "svd",
+                    "qr",
+                    "cholesky",
+                    "eig",
+                    "eigh",
+                    "det",
+                    "slogdet",
+                    "tensorsolve",
+                    "tensorinv",
+                )
+            ),
             "scipy",
         ),
         answers=(
@@ -294,81 +335,164 @@ FIT_LINEAR = register(
 )
 
 
-# --- 3. train_model: reach a target loss on held-out data ----------------------
+# --- 3. train_model: a network trained to a target loss on held-out data ----------------
 
 _NOISE = 0.1
-# name: (function, target MSE on held-out points, half-width of the band around 0 left out)
-TARGETS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], float, float]] = {
-    # The course's piecewise function jumps by 2 at 0. No ReLU network jumps: its error
-    # within a few hundredths of 0 depends on the draw of points there, not on the training,
-    # so the held-out error is measured away from the jump.
-    "piecewise": (piecewise_truth, 0.05, 0.05),
-    "wave": (lambda x: np.sin(4.0 * x) + 0.5 * x**2, 0.03, 0.0),
-    "kink": (lambda x: 2.0 * np.abs(x) - np.cos(6.0 * x), 0.03, 0.0),
+_POINTS, _HELD_OUT = 1000, 500
+
+
+def _draw_function(rng: random.Random, kind: str) -> dict:
+    """A target function of ``kind``, by its parameters, drawn from the grader's seed: no
+    function the package publishes gives the data, and none is the same twice.
+
+    * ``jump``: a parabola left of a point c in [-0.4, 0.4], a growing oscillation right of
+      it, with a jump at c (the lecture's piecewise function is one of these);
+    * ``smooth``: three sine waves of their own frequencies, phases and sizes, and a
+      parabola;
+    * ``kink``: a V of its own slope at a point c, and a sine wave."""
+    u = rng.uniform
+    if kind == "jump":
+        return {
+            "kind": kind,
+            "c": u(-0.4, 0.4),
+            "a": rng.choice([-1, 1]) * u(1, 4),
+            "d0": u(-3, 1),
+            "A": u(0.5, 1.5),
+            "b": u(0, 1.5),
+            "w": u(6, 12),
+            "p": u(0, 2 * np.pi),
+            "d1": u(-1, 1),
+        }
+    if kind == "smooth":
+        waves = [[u(0.3, 1), u(1, 7), u(0, 2 * np.pi)] for _ in range(3)]
+        return {"kind": kind, "waves": waves, "q": u(-1, 1)}
+    c, a = u(-0.5, 0.5), rng.choice([-1, 1]) * u(1, 3)
+    return {"kind": kind, "c": c, "a": a, "wave": [u(0.3, 1), u(3, 8), u(0, 2 * np.pi)]}
+
+
+def _function(f: dict, x: np.ndarray) -> np.ndarray:
+    """The target function ``f`` (from :func:`_draw_function`) at ``x``."""
+    if f["kind"] == "jump":
+        s = x - f["c"]
+        wave = f["A"] * np.exp(f["b"] * s) * np.sin(f["w"] * s + f["p"]) + f["d1"]
+        return np.where(s < 0, f["a"] * s**2 + f["d0"], wave)
+    if f["kind"] == "smooth":
+        return sum(a * np.sin(w * x + p) for a, w, p in f["waves"]) + f["q"] * x**2
+    a, w, p = f["wave"]
+    return f["a"] * np.abs(x - f["c"]) + a * np.sin(w * x + p)
+
+
+# kind: (what it is called in feedback, the target MSE on held-out points, the half-width of
+# the band around a jump left out: no network jumps, and its error within a few hundredths
+# of one depends on the draw of points there, not on the training)
+TARGETS = {
+    "jump": ("a function with a jump (measured away from it)", 0.05, 0.05),
+    "smooth": ("a smooth function", 0.03, 0.0),
+    "kink": ("a function with a kink", 0.03, 0.0),
 }
 
 
-def _train_cases(names: tuple[str, ...]):
-    """The training points and the held-out inputs go to the student's code; the held-out
-    targets stay with the judge (under HELD), so no frame of the child ever holds them."""
+def _train_cases(kinds: tuple[str, ...]):
+    """The training points go to the student's code; the function, and the held-out points
+    and their targets, stay with the judge (under HELD): the network the student returns
+    is run by the grader on points the submission's process never holds."""
 
     def cases(rng: random.Random) -> list[Case]:
-        target = rng.choice(names)
+        f = _draw_function(rng, rng.choice(kinds))
         data = np.random.default_rng(rng.randrange(2**31))
-        x = data.uniform(-1, 1, size=(1500, 1))
-        y = TARGETS[target][0](x) + data.normal(0, _NOISE, size=x.shape)
-        return [
-            {
-                "target": target,
-                "seed": rng.randrange(1000),
-                "x": x[:1000].tolist(),
-                "y": y[:1000].tolist(),
-                "x_test": x[1000:].tolist(),
-                HELD: y[1000:, 0].tolist(),
-            }
-        ]
+        x = data.uniform(-1, 1, size=(_POINTS + _HELD_OUT, 1))
+        y = _function(f, x) + data.normal(0, _NOISE, size=x.shape)
+        held = {"function": f, "x": x[_POINTS:, 0].tolist(), "y": y[_POINTS:, 0].tolist()}
+        train = {"x": x[:_POINTS].tolist(), "y": y[:_POINTS].tolist()}
+        return [{"seed": rng.randrange(1000), **train, HELD: held}]
 
     return cases
 
 
+def _predictions(case: Case, seen: dict) -> tuple[np.ndarray | None, str | None]:
+    """The network's predictions at the held-out points, run by the grader, or why not."""
+    problem = network_problem(seen, 1)
+    if problem:
+        return None, problem
+    x = np.array(case[HELD]["x"])[:, None]
+    out = forward(seen, x)
+    if out.shape not in ((len(x), 1), (len(x),)):
+        return None, f"the network gives {out.shape[1:]} numbers per point; it must give one"
+    return out.reshape(-1), None
+
+
+def _held_out_mse(case: Case, prediction: np.ndarray) -> float:
+    held = case[HELD]
+    x, y, f = np.array(held["x"]), np.array(held["y"]), held["function"]
+    inside = (x >= np.min(case["x"])) & (x <= np.max(case["x"]))  # where the data say something
+    kept = inside & (np.abs(x - f.get("c", np.inf)) > TARGETS[f["kind"]][2])
+    return float(np.mean((prediction[kept] - y[kept]) ** 2))
+
+
 def _judge_train(case: Case, seen: dict) -> str | None:
-    x, x_test, y_test = (np.array(case[key], dtype=float) for key in ("x", "x_test", HELD))
-    got = as_floats(seen.get("prediction"), len(y_test))
-    if got is None:
-        return (
-            f"predict(x_test) returned {describe(seen.get('prediction'))}; expected one "
-            f"number per row of x_test ({len(y_test)} rows)"
-        )
-    _, target, band = TARGETS[case["target"]]
-    # Scored where the training data say something: inside the range of the training x
-    # (a steep edge a few thousandths beyond the last training point is a guess, not a fit).
-    inside = (x_test[:, 0] >= x.min()) & (x_test[:, 0] <= x.max())
-    kept = inside & (np.abs(x_test[:, 0]) > band)
-    mse = float(np.mean((np.array(got)[kept] - y_test[kept]) ** 2))
+    prediction, problem = _predictions(case, seen)
+    if problem:
+        return problem
+    what, target, _ = TARGETS[case[HELD]["function"]["kind"]]
+    if not np.all(np.isfinite(prediction)):
+        return f"on {what}, the network's predictions at new points are inf or nan"
+    mse = _held_out_mse(case, prediction)
     if mse <= target:
         return None
-    return f"held-out MSE {mse:.3g} on the '{case['target']}' data; the target is {target}"
+    return f"held-out MSE {mse:.3g} on {what}; the target is {target} (the noise alone gives 0.01)"
 
 
 def _judge_repeated(case: Case, seen: dict) -> str | None:
-    first, again = (as_floats(seen.get(k), len(case["x_test"])) for k in ("prediction", "again"))
-    if first is None or again is None:
-        return f"predict(x_test) returned {describe(seen.get('again'))}; expected numbers"
-    if np.allclose(first, again, rtol=1e-9, atol=1e-12):
+    problem = network_problem(seen, 1) or network_problem(_again(seen), 1)
+    if problem:
+        return problem
+    if same_network(seen, _again(seen)):
         return None
-    return "train_model(x, y, seed) called twice with the same seed gave two different models"
+    return "train_model(x, y, seed) called twice with the same seed gave two different networks"
+
+
+def _again(seen: dict) -> dict:
+    return {k[len("again.") :]: v for k, v in seen.items() if k.startswith("again.")}
+
+
+def _flat(case: Case, seen: dict) -> bool:
+    prediction, problem = _predictions(case, seen)
+    return (
+        problem is None
+        and bool(np.all(np.isfinite(prediction)))
+        and float(np.ptp(prediction)) < 1e-3
+    )
+
+
+def _blew_up(case: Case, seen: dict) -> bool:
+    prediction, problem = _predictions(case, seen)
+    return problem is None and not (
+        np.all(np.isfinite(prediction)) and np.max(np.abs(prediction)) < 1e6
+    )
 
 
 _TRAIN_MISTAKES = (
     Mistake(
-        lambda case, seen: seen.get("backward", 0) > 1 and seen.get("cleared") == 0,
+        lambda case, seen: (
+            seen.get("backward", 0) > 1 and seen.get("stale") == seen["backward"] - 1
+        ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
     ),
     Mistake(
-        lambda case, seen: float(np.ptp(np.array(seen.get("prediction"), dtype=float))) < 1e-3,
-        "your predictions are (nearly) the same for every x: check that the training loss "
-        "falls, and that the model can bend (a non-linearity between its layers)",
+        _flat,
+        "your network predicts (nearly) the same number for every x: check that the training "
+        "loss falls, and that the network can bend (a non-linearity between its layers)",
+    ),
+    Mistake(
+        lambda case, seen: only_linear(seen) and network_problem(seen, 1) is None,
+        "your network has no activation between its layers: a stack of linear layers is one "
+        "linear function, a straight line, whatever its width",
+    ),
+    Mistake(
+        _blew_up,
+        "your network's outputs blew up: the steps were too long for this network (a "
+        "learning rate that suits Adam's steps of about lr each is far smaller than 1)",
     ),
 )
 
@@ -376,38 +500,50 @@ _TRAIN_MISTAKES = (
 TRAIN_MODEL = register(
     Exercise(
         "09.train_model",
-        "Training to a target loss",
+        "Training a network to a target loss",
         3,
-        "train_model(x, y, seed) trains a model on x (n, 1), y (n, 1) and returns "
-        "predict(x_new) -> predictions; graded by the mean squared error on held-out points "
-        "(noise variance 0.01) inside the range of the training x (for the piecewise data, "
-        "away from its jump at 0), within the grader's time limit.",
+        "train_model(x, y, seed) trains a network on x (n, 1), y (n, 1) with a training loop "
+        "you write, and returns the trained network: an nn.Sequential of nn.Linear layers and "
+        "activations. The grader runs that network itself on held-out points your code never "
+        "sees, and grades its mean squared error there (the noise alone gives 0.01), inside "
+        "the range of the training x: at most 0.05 for a function with a jump (away from the "
+        "jump), 0.03 for one without, within the grader's time limit. The same seed gives the "
+        "same network.",
         ("train_model",),
         (
             Check(
-                "held-out MSE within target on the piecewise data (away from the jump)",
+                "held-out MSE within target on a function with a jump",
                 "",
-                _train_cases(("piecewise",)),
-                _run_train,
+                _train_cases(("jump",)),
+                run_training("train_model"),
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
             ),
             Check(
-                "held-out MSE within target on another function",
+                "held-out MSE within target on a function without one",
                 "",
-                _train_cases(("wave", "kink")),
-                _run_train,
+                _train_cases(("smooth", "kink")),
+                run_training("train_model"),
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
             ),
             Check(
-                "the same seed, the same model",
-                "two trainings with the same seed gave different predictions: draw every "
-                "random choice (the initial weights, the order of the mini-batches) from seed",
-                _train_cases(("wave", "kink")),
-                _run_retrain,
+                "the same seed, the same network",
+                "",
+                _train_cases(("smooth", "kink")),
+                run_training("train_model", True),
                 _judge_repeated,
-                same_cases_as="held-out MSE within target on another function",
+                same_cases_as="held-out MSE within target on a function without one",
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: (
+                            network_problem(seen, 1) is None
+                            and network_problem(_again(seen), 1) is None
+                        ),
+                        "draw every random choice (the initial weights, the order of the "
+                        "mini-batches) from seed: that is what makes a training repeatable",
+                    ),
+                ),
             ),
         ),
         requires=reference_steps(minibatch_indices="minibatch_indices"),

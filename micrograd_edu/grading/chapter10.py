@@ -1,48 +1,48 @@
-"""Chapter 10's exercises: the cross-entropy backward, and a classifier trained to a
-held-out accuracy.
+"""Chapter 10's exercises: the cross-entropy backward with class weights, and a
+classifier trained to a held-out accuracy.
 
-The gradient is compared with central differences of the mean cross-entropy, which
-the grader computes stably itself. Each typical mistake has a model: the output that
-mistake gives on the same case (N times too large, the softmax alone, the wrong sign,
-normalised over the batch), so its hint appears only when the student made it.
+The gradient is compared with the engine's, to rounding, and on a batch of realistic size
+within a time limit (``derivation.py``): a difference quotient earns nothing. Each typical
+mistake has a model: the output that mistake gives on the same case (N times too large,
+the softmax alone, the wrong sign, normalised over the batch), so its hint appears only
+when the student made it.
 
-The classifier is trained on data the case carries and judged on held-out rows
-whose labels stay with the judge (``HELD``): a data set the grader draws from its
-secret seed (clusters of classes whose best possible accuracy the judge computes),
-then scikit-learn's handwritten digits, split by the grader.
+The classifier is the network the student's loop trained: the grader runs it itself on
+held-out rows the submission never holds, of a data set it draws from its secret seed
+(clusters of more than ten classes whose best possible accuracy the judge computes) and
+of scikit-learn's handwritten digits, split by the grader.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import numpy as np
 
-from .arrays import compare, numerical_gradients, random_matrix, same
-from .plain import describe
+from .arrays import random_matrix
+from .derivation import (
+    COMMON,
+    Grads,
+    judge_parts,
+    large,
+    softmax_mistakes,
+    softmax_model,
+    softmax_right,
+)
+from .networks import forward, network_problem, only_linear, same_network
 from .registry import HELD, Case, Check, Exercise, Mistake, register
-from .runners.chapter10 import _arrays, _run_backward, _run_classifier
+from .runners.derivation import LARGE, LARGE_SECONDS, WEIGHTED, run_backward
+from .runners.networks import run_training
 
 # --- 1. weighted_cross_entropy_backward ---------------------------------------------
 # The lecture derived the gradient of the plain mean; the exercise is the next case,
 # PyTorch's class weights: L = Σᵢ w[yᵢ] ℓᵢ / Σᵢ w[yᵢ].
 
 
-def _loss(logits: np.ndarray, labels: np.ndarray, weight: np.ndarray) -> float:
-    """The weighted mean cross-entropy, computed stably (the grader's, for its oracle)."""
-    top = logits.max(axis=1, keepdims=True)
-    log_norm = np.log(np.exp(logits - top).sum(axis=1)) + top[:, 0]
-    losses = log_norm - logits[np.arange(len(labels)), labels]
-    return float(np.sum(weight[labels] * losses) / np.sum(weight[labels]))
-
-
-def _gradient(case: Case) -> np.ndarray:
-    logits, labels, weight = _arrays(case)
-    (grad,) = numerical_gradients(lambda z: _loss(z, labels, weight), logits)
-    return grad
-
-
-def _logit_cases(scale: float = 1.0, batch_one: bool = False, count: int = 3):
+def _logit_cases(
+    scale: float = 1.0, batch_one: bool = False, count: int = 3, with_large: bool = False
+):
     def cases(rng: random.Random) -> list[Case]:
         out = []
         for _ in range(count):
@@ -53,68 +53,38 @@ def _logit_cases(scale: float = 1.0, batch_one: bool = False, count: int = 3):
                     "logits": (np.array(random_matrix(rng, n, c)) * scale).tolist(),
                     "labels": [rng.randrange(c) for _ in range(n)],
                     "weight": [rng.uniform(0.2, 3.0) for _ in range(c)],
-                    "as_lists": batch_one,
+                    "as_list": batch_one,
                 }
             )
-        return out
+        return out + ([large(rng)] if with_large else [])
 
     return cases
 
 
-def _judge_backward(case: Case, seen: dict) -> str | None:
-    want = _gradient(case)
-    return compare(
-        seen.get("grad"),
-        want,
-        "the gradient for {} row{} of {} logits".format(
-            want.shape[0], "" if want.shape[0] == 1 else "s", want.shape[1]
-        ),
-    )
+def _right(case: Case) -> Grads:
+    return softmax_right(WEIGHTED, case)
 
 
-def _judge_unchanged(case: Case, seen: dict) -> str | None:
-    if seen.get("changed"):
-        return "the logits passed in were different after the call: the caller's array changed"
-    return _judge_backward(case, seen)
-
-
-def _is(model):
-    """A mistake whose output on ``case`` is ``model(*parts)``: matches when the answer
-    equals it."""
-
-    def matches(case: Case, seen: dict) -> bool:
-        return same(seen.get("grad"), model(*_parts(case)))
-
-    return matches
-
-
-def _parts(case: Case) -> tuple[np.ndarray, ...]:
-    """(softmax by row, softmax by column, one-hot labels, each row's weight, weight total)."""
-    z, labels, weight = _arrays(case)
-    by_row, by_column = (np.exp(z - z.max(axis=a, keepdims=True)) for a in (1, 0))
-    by_row, by_column = by_row / by_row.sum(1, keepdims=True), by_column / by_column.sum(0)
-    onehot = np.eye(z.shape[1])[labels]
-    row_weight = weight[labels][:, None]
-    return by_row, by_column, onehot, row_weight, row_weight.sum(), weight
-
-
-def _any(*models):
-    return lambda case, seen: any(_is(m)(case, seen) for m in models)
+def _is(*wrong: Callable[..., np.ndarray]) -> Callable[[Case, dict], bool]:
+    """Any of the mistakes whose gradients ``wrong(p, pc, y, rw, total, w)`` give."""
+    models = [softmax_model(WEIGHTED, w) for w in wrong]
+    return lambda case, seen: any(model(case, seen) for model in models)
 
 
 _MISTAKES = (
+    *COMMON,
     Mistake(
-        _any(lambda p, pc, y, rw, total, w: len(y) * rw * (p - y) / total),
+        _is(lambda p, pc, y, rw, total, w: len(y) * rw * (p - y) / total),
         "it is N times the gradient, for a batch of N rows: L is a weighted mean of the "
         "rows' losses, so how much does one row's loss count in L?",
     ),
     Mistake(
-        _any(lambda p, pc, y, rw, total, w: (p - y) / len(y)),
+        _is(lambda p, pc, y, rw, total, w: (p - y) / len(y)),
         "it is the gradient of the plain mean: a row's loss counts in L in proportion to "
         "the weight of its label",
     ),
     Mistake(
-        _any(
+        _is(
             lambda p, pc, y, rw, total, w: rw * (p - y) / len(y),
             lambda p, pc, y, rw, total, w: rw * (p - y),
         ),
@@ -122,31 +92,23 @@ _MISTAKES = (
         "the number of rows",
     ),
     Mistake(
-        _any(lambda p, pc, y, rw, total, w: w * (p - y) / total),
+        _is(lambda p, pc, y, rw, total, w: w * (p - y) / total),
         "a row is weighted by the weight of its own label, the same for all C entries of the "
         "row, not entry by entry with the class weights",
     ),
     Mistake(
-        _any(lambda p, pc, y, rw, total, w: rw * p / total, lambda p, pc, y, rw, t, w: p / len(y)),
+        _is(
+            lambda p, pc, y, rw, total, w: rw * p / total,
+            lambda p, pc, y, rw, total, w: p / len(y),
+        ),
         "every entry of your answer is positive, so raising any logit would raise the loss; "
         "but raising the label's own logit must lower it. That logit appears in the loss a "
         "second time, not only inside the normalising sum",
     ),
-    Mistake(
-        _any(lambda p, pc, y, rw, total, w: -rw * (p - y) / total),
-        "it has the opposite sign: raising the label's own logit must lower the loss",
-    ),
-    Mistake(
-        _any(lambda p, pc, y, rw, total, w: rw * (pc - y) / total),
-        "each row is one example: its probabilities are normalised over its own classes, "
-        "along the row, not down the batch",
-    ),
-    Mistake(
-        lambda case, seen: not np.all(np.isfinite(np.array(seen["grad"], dtype=float))),
-        "exp of a logit in the hundreds overflows to inf, and inf / inf is nan. The softmax "
-        "of a row does not change when the same number is added to all its logits",
-    ),
+    *softmax_mistakes(WEIGHTED),
 )
+
+_WHAT = {"grad": "the gradient"}
 
 BACKWARD = register(
     Exercise(
@@ -157,15 +119,19 @@ BACKWARD = register(
         "shape (N, C) of logits, for L = Σᵢ weight[labels[i]] ℓᵢ / Σᵢ weight[labels[i]], where "
         "ℓᵢ is the cross-entropy of row i (as torch.nn.CrossEntropyLoss(weight=weight) "
         "computes). labels (N integers in 0..C-1) and weight (C positive numbers) may be "
-        "arrays or lists. Use numpy: autograd records nothing while this is graded.",
-        ("weighted_cross_entropy_backward",),
+        "arrays or lists. Use numpy, and derive it: autograd records nothing while this is "
+        "graded, and the check compares with the engine's gradient to rounding, which a "
+        "difference quotient does not reach, also on "
+        f"{LARGE[WEIGHTED[0]][0]:,} rows of {LARGE[WEIGHTED[0]][1]} logits within "
+        f"{LARGE_SECONDS:g} s.",
+        (WEIGHTED[0],),
         (
             Check(
-                "matches central differences on batches of several sizes",
+                "exact on batches of several sizes, and on a large one",
                 "",
-                _logit_cases(),
-                _run_backward,
-                _judge_backward,
+                _logit_cases(with_large=True),
+                run_backward(WEIGHTED[0]),
+                judge_parts(WEIGHTED, _right, _WHAT, 1e-13),
                 weight=2.0,
                 mistakes=_MISTAKES,
             ),
@@ -173,24 +139,17 @@ BACKWARD = register(
                 "finite and right for logits in the hundreds",
                 "",
                 _logit_cases(scale=400.0),
-                _run_backward,
-                _judge_backward,
+                run_backward(WEIGHTED[0]),
+                judge_parts(WEIGHTED, _right, _WHAT, 1e-9),
                 mistakes=_MISTAKES,
             ),
             Check(
                 "a batch of one, labels and weight given as lists, the logits left unchanged",
                 "",
                 _logit_cases(batch_one=True, count=2),
-                _run_backward,
-                _judge_unchanged,
-                mistakes=(
-                    Mistake(
-                        lambda case, seen: bool(seen.get("changed")),
-                        "an in-place update (-=, /=) of the array you were given writes into "
-                        "the caller's logits: compute into new arrays",
-                    ),
-                    *_MISTAKES,
-                ),
+                run_backward(WEIGHTED[0]),
+                judge_parts(WEIGHTED, _right, _WHAT, 1e-13, unchanged=True),
+                mistakes=_MISTAKES,
             ),
         ),
         answers=(
@@ -219,28 +178,32 @@ _DIGITS_TARGET = 0.95
 
 
 def _cluster_cases(rng: random.Random) -> list[Case]:
-    """Three classes, each four clusters in 4-D (no straight line separates them), the
-    features then scaled and shifted each its own way. The held-out labels stay with
-    the judge, with the accuracy of the best possible rule (the class whose clusters
-    give the point the highest density, from the centres only the grader knows)."""
+    """11 to 13 classes (more than the digits' ten), each two clusters in 4-D (no straight
+    line separates them), the features then scaled by factors from 0.03 to 30 and shifted
+    far from 0, each its own way: a network trained on them as they come learns little.
+    The held-out rows and labels stay with the judge, with the accuracy of the best
+    possible rule (the class whose clusters give the point the highest density, from the
+    centres only the grader knows)."""
     draw = np.random.default_rng(rng.randrange(2**31))
-    classes, per, dim, spread, n, test = 3, 4, 4, 0.7, 800, 400
+    classes = int(draw.integers(11, 14))
+    per, dim, spread, n, test = 2, 4, 0.7, 1500, 500
     centres = draw.normal(0, 3, size=(classes * per, dim))
     which = draw.integers(0, classes * per, size=n + test)
     u = centres[which] + draw.normal(0, spread, size=(n + test, dim))
-    x = u * draw.uniform(0.2, 5, size=dim) + draw.normal(0, 3, size=dim)
+    scale = 10 ** draw.uniform(-1.5, 1.5, size=dim)
+    x = (u + draw.normal(0, 30, size=dim)) * scale
     labels = which % classes
     density = -((u[n:, None, :] - centres[None]) ** 2).sum(axis=-1) / (2 * spread**2)
     scores = [np.logaddexp.reduce(density[:, c::classes], axis=1) for c in range(classes)]
     best = float(np.mean(np.argmax(scores, axis=0) == labels[n:]))
     return [
         {
-            "data": "the grader's clusters",
             "X": x[:n].tolist(),
             "labels": labels[:n].tolist(),
-            "X_test": x[n:].tolist(),
             "seed": rng.randrange(1000),
             HELD: {
+                "data": f"the grader's clusters ({classes} classes)",
+                "X": x[n:].tolist(),
                 "labels": labels[n:].tolist(),
                 "target": best - _GAP,
                 "why": f"{_GAP} below the {best:.3f} of the best possible rule, which knows "
@@ -252,7 +215,7 @@ def _cluster_cases(rng: random.Random) -> list[Case]:
 
 def _digit_cases(rng: random.Random) -> list[Case]:
     """scikit-learn's 1,797 digits (8 × 8 pixels, 0-16), a fifth of each class held out,
-    drawn by the grader."""
+    drawn by the grader; the held-out images and labels stay with the judge."""
     try:
         from sklearn.datasets import load_digits
     except ImportError as error:
@@ -268,12 +231,12 @@ def _digit_cases(rng: random.Random) -> list[Case]:
         test[draw.choice(rows, size=len(rows) // 5, replace=False)] = True
     return [
         {
-            "data": "the handwritten digits",
             "X": digits.data[~test].astype(int).tolist(),
             "labels": digits.target[~test].tolist(),
-            "X_test": digits.data[test].astype(int).tolist(),
             "seed": rng.randrange(1000),
             HELD: {
+                "data": "the handwritten digits",
+                "X": digits.data[test].astype(int).tolist(),
                 "labels": digits.target[test].tolist(),
                 "target": _DIGITS_TARGET,
                 "why": "the lecture's network reaches about 0.98",
@@ -282,29 +245,78 @@ def _digit_cases(rng: random.Random) -> list[Case]:
     ]
 
 
-def _judge_classifier(case: Case, seen: dict) -> str | None:
-    labels, target = np.array(case[HELD]["labels"]), case[HELD]["target"]
-    got = seen.get("predicted")
-    if not isinstance(got, list) or len(got) != len(labels):
+def _predicted(case: Case, seen: dict) -> tuple[np.ndarray | None, str | None]:
+    """The classes the network predicts for the held-out rows, run by the grader, or why
+    it could not."""
+    X = np.array(case[HELD]["X"], dtype=float)
+    problem = network_problem(seen, X.shape[1])
+    if problem:
+        return None, problem
+    logits = forward(seen, X)
+    if logits.ndim != 2 or logits.shape[0] != len(X):
         return (
-            f"predict(X_test) returned {describe(got)}; expected one class label per row of "
-            f"X_test ({len(labels)} rows)"
+            None,
+            f"the network gives {logits.shape[1:]} numbers per row; it must give one per class",
         )
-    if not all(isinstance(v, (int, float)) and float(v).is_integer() for v in got):
-        return "predict(X_test) must return class labels (whole numbers), not scores"
-    accuracy = float(np.mean(np.array(got) == labels))
-    if accuracy >= target:
+    if not np.all(np.isfinite(logits)):
+        return None, "the network's outputs for new rows are inf or nan"
+    return np.argmax(logits, axis=1), None
+
+
+def _judge_classifier(case: Case, seen: dict) -> str | None:
+    predicted, problem = _predicted(case, seen)
+    if problem:
+        return problem
+    held = case[HELD]
+    accuracy = float(np.mean(predicted == np.array(held["labels"])))
+    if accuracy >= held["target"]:
         return None
     return (
-        f"held-out accuracy {accuracy:.3f} on {case['data']}; the target is {target:.3f} "
-        f"({case[HELD].get('why', '')})"
+        f"held-out accuracy {accuracy:.3f} on {held['data']}; the target is "
+        f"{held['target']:.3f} ({held['why']})"
     )
 
 
-_ONE_CLASS = Mistake(
-    lambda case, seen: len(set(seen.get("predicted") or [])) == 1,
-    "every prediction is the same class: check that the loss falls while you train, and "
-    "that predict does to the new rows what training did to X (the same scaling)",
+def _judge_repeated(case: Case, seen: dict) -> str | None:
+    again = {k[len("again.") :]: v for k, v in seen.items() if k.startswith("again.")}
+    inputs = np.shape(case["X"])[1]
+    problem = network_problem(seen, inputs) or network_problem(again, inputs)
+    if problem:
+        return problem
+    if same_network(seen, again):
+        return None
+    return "train_classifier called twice with the same seed gave two different networks"
+
+
+def _one_class(case: Case, seen: dict) -> bool:
+    predicted, problem = _predicted(case, seen)
+    return problem is None and len(set(predicted.tolist())) == 1
+
+
+_CLASSIFIER_MISTAKES = (
+    Mistake(
+        lambda case, seen: "is not a class index" in str(seen.get("error", "")),
+        "the network has fewer outputs than the data have classes: take the number of classes "
+        "from the labels you are given",
+    ),
+    Mistake(
+        lambda case, seen: (
+            seen.get("backward", 0) > 1 and seen.get("stale") == seen["backward"] - 1
+        ),
+        "your loop never clears the gradients: each backward adds to .grad, so every step "
+        "follows the sum of all the gradients so far",
+    ),
+    Mistake(
+        _one_class,
+        "every prediction is the same class: check that the loss falls while you train, and "
+        "that the network sees new rows as training saw X (the same scaling)",
+    ),
+    Mistake(
+        lambda case, seen: only_linear(seen) and _predicted(case, seen)[1] is None,
+        "your network has no activation between its layers: a stack of linear layers is one "
+        "linear function, so straight lines separate its classes, and no straight line "
+        "separates classes made of several clusters",
+    ),
 )
 
 
@@ -313,29 +325,50 @@ CLASSIFIER = register(
         "10.train_classifier",
         "A classifier trained to a held-out accuracy",
         3,
-        "train_classifier(X, labels, seed) trains a classifier on X (n, d) and its integer "
-        "class labels (n,), and returns predict(X_new) -> one class label per row. Graded by "
-        "the accuracy on held-out rows: of a data set the grader draws (within 0.05 of the "
-        "best possible accuracy there), and of the handwritten digits, with the raw pixels "
-        f"0-16 (at least {_DIGITS_TARGET}), within the grader's time limit.",
+        "train_classifier(X, labels, seed) trains a network on X (n, d) and its integer class "
+        "labels (n,) with a loop you write, and returns it: an nn.Sequential of nn.Linear "
+        "layers and activations whose outputs are one logit per class, or (network, centre, "
+        "scale) when you standardised the inputs (the grader predicts the class of the "
+        "largest logit of network((X_new - centre) / scale)). The grader runs that network "
+        "itself on held-out rows your code never sees, and grades the accuracy there: on a "
+        "data set it draws, with more than ten classes and features on scales of their own "
+        "(within 0.05 of the best possible accuracy), and on the handwritten digits, with the "
+        f"raw pixels 0-16 (at least {_DIGITS_TARGET}), within the grader's time limit. The "
+        "same seed gives the same network.",
         ("train_classifier",),
         (
             Check(
-                "held-out accuracy on data the grader draws (clusters, features on their own "
-                "scales)",
+                "held-out accuracy on data the grader draws (more than ten classes, features "
+                "on scales of their own)",
                 "",
                 _cluster_cases,
-                _run_classifier,
+                run_training("train_classifier"),
                 _judge_classifier,
-                mistakes=(_ONE_CLASS,),
+                mistakes=_CLASSIFIER_MISTAKES,
             ),
             Check(
                 f"held-out accuracy at least {_DIGITS_TARGET} on the handwritten digits",
                 "",
                 _digit_cases,
-                _run_classifier,
+                run_training("train_classifier"),
                 _judge_classifier,
-                mistakes=(_ONE_CLASS,),
+                mistakes=_CLASSIFIER_MISTAKES,
+            ),
+            Check(
+                "the same seed, the same network",
+                "",
+                _cluster_cases,
+                run_training("train_classifier", True),
+                _judge_repeated,
+                same_cases_as="held-out accuracy on data the grader draws (more than ten "
+                "classes, features on scales of their own)",
+                mistakes=(
+                    Mistake(
+                        lambda case, seen: network_problem(seen, np.shape(case["X"])[1]) is None,
+                        "draw every random choice (the initial weights, the order of the "
+                        "mini-batches) from seed: that is what makes a training repeatable",
+                    ),
+                ),
             ),
         ),
         answers=("nn.Linear(X.shape[1], 128", "StepLR(optimizer, step_size=10"),

@@ -90,3 +90,22 @@ def matmul_backward_reference(a: Any, b: Any, dc: Any) -> tuple:
     da = unbroadcast_reference(dc2 @ np.swapaxes(b2, -1, -2), a2.shape)
     db = unbroadcast_reference(np.swapaxes(a2, -1, -2) @ dc2, b2.shape)
     return da.reshape(a.shape), db.reshape(b.shape)
+
+
+def softmax_cross_entropy_backward(logits: Any, labels: Any) -> Any:
+    """∂L/∂logits for L the mean cross-entropy of the rows."""
+    import numpy as np
+
+    z = np.asarray(logits, dtype=float)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    p[np.arange(len(z)), np.asarray(labels)] -= 1.0
+    return p / len(z)
+
+
+def relu_layer_backward(x: Any, w: Any, b: Any, da: Any) -> tuple:
+    """(dX, dW, db) for A = relu(X @ W + b), given dA."""
+    import numpy as np
+
+    dz = np.asarray(da, dtype=float) * (x @ w + b > 0)
+    return dz @ w.T, x.T @ dz, dz.sum(axis=0)

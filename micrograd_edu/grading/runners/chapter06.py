@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Case
+from .arrays import as_array
 
 
 def _run_unbroadcast(functions: dict, case: Case) -> dict:
     grad = np.array(case["grad"], dtype=float)
-    return {"value": functions["unbroadcast"](grad, tuple(case["shape"]))}
+    return {"value": as_array(functions["unbroadcast"](grad, tuple(case["shape"])))}
 
 
 def _run_matmul(functions: dict, case: Case) -> dict:
@@ -19,9 +20,9 @@ def _run_matmul(functions: dict, case: Case) -> dict:
     answer = functions["matmul_backward"](a, b, dc)
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
         return {"pair": False}
-    return {"pair": True, "dA": answer[0], "dB": answer[1]}
+    return {"pair": True, "dA": as_array(answer[0]), "dB": as_array(answer[1])}
 
 
 def _run_quadratic(functions: dict, case: Case) -> dict:
     a, x = np.array(case["A"], dtype=float), np.array(case["x"], dtype=float)
-    return {"value": functions["quadratic_form_grad"](a, x)}
+    return {"value": as_array(functions["quadratic_form_grad"](a, x))}

@@ -1,0 +1,265 @@
+"""Checks of a backward pass the student derives (chapter 07's three, chapter 10's
+weighted cross-entropy): the answer is compared with the engine's gradient to rounding,
+which a derived formula meets and a difference quotient does not; a case of realistic
+size (``runners/derivation.py``) is read along random directions, and must be done within
+its time limit, where any method that evaluates the loss per entry of the gradient takes
+minutes. The pieces here read an answer (small or large), judge it part by part, and
+model the mistakes every such exercise shares; each chapter adds its own cases, oracle
+and mistake models.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from ..tensor import Tensor, cross_entropy
+from .arrays import compare, same, shape_name
+from .registry import Case, Mistake
+from .runners.derivation import directions
+from .runners.derivation import inputs as _inputs
+
+__all__ = [
+    "EXACT",
+    "given",
+    "judge_parts",
+    "model_is",
+    "close_not_exact",
+    "NUMERIC",
+    "NUMERIC_KINK",
+    "COMMON",
+    "large",
+    "softmax_right",
+    "softmax_model",
+    "softmax_mistakes",
+]
+
+Grads = dict[str, np.ndarray]
+
+EXACT = 1e-12  # of the largest entry: rounding, not a difference quotient's error (1e-10)
+CLOSE = 1e-5  # what a difference quotient does reach, away from a kink
+ROUNDING = 1e-14  # what a derived formula's answer is off by (a failed check has more)
+
+NUMERIC = (
+    "your gradient is close to the right one but not equal to it: what a difference quotient "
+    "gives. The check asks for the formula you derive, which is exact to rounding; a "
+    "difference quotient is not"
+)
+# (the same, where a ReLU is on the way: its kinks are in the cases)
+NUMERIC_KINK = (
+    f"{NUMERIC}, even where the ReLU is smooth, and where a unit's input is within a hair of "
+    "0 it steps across the ReLU's kink"
+)
+_PRODUCT = (
+    "a matrix product in your function was given shapes that do not fit (the sizes in these "
+    "cases are all different, so each product fits one way only): write down each factor's "
+    "shape, and remember that a gradient has the shape of what it differentiates"
+)
+_IN_PLACE = (
+    "an in-place update (*=, -=, /=, or an assignment into a slice) of an array you were "
+    "given writes into the caller's array: compute into new arrays"
+)
+
+
+def given(exercise: tuple, case: Case) -> dict[str, np.ndarray]:
+    name, names, _ = exercise
+    return {k: np.asarray(v) for k, v in _inputs(name, names, case).items()}
+
+
+def _size(exercise: tuple, case: Case) -> str:
+    """The case's sizes, as a student reads them."""
+    name, first = next(iter(given(exercise, case).items()))
+    return f"{name} of shape {shape_name(first.shape)}"
+
+
+# --- reading an answer, small or large ---------------------------------------------------
+
+
+def agrees(case: Case, seen: dict, part: str, model: np.ndarray) -> bool:
+    """Whether the answer's ``part`` is ``model`` (to a mistake model's precision)."""
+    if "seed" not in case:
+        return same(seen.get(part), model)
+    shape, read = seen.get(f"{part}.shape"), seen.get(f"{part}.read")
+    if shape is None or tuple(shape) != model.shape or not isinstance(read, list):
+        return False
+    want = directions(case["seed"], model.size) @ model.reshape(-1)
+    return np.shape(read) == want.shape and bool(np.allclose(read, want, rtol=1e-6, atol=1e-9))
+
+
+def _compare_part(case: Case, seen: dict, part: str, want: np.ndarray, what: str, tol: float):
+    if "seed" not in case:
+        return compare(seen.get(part), want, what, tol, exact=True)
+    shape = seen.get(f"{part}.shape")
+    if not isinstance(shape, list):
+        return f"{what} is not an array of numbers"
+    if tuple(shape) != want.shape:
+        must = shape_name(want.shape)
+        return f"{what} has shape {shape_name(tuple(shape))}; it must have shape {must}"
+    exact = directions(case["seed"], want.size) @ want.reshape(-1)
+    problem = compare(seen.get(f"{part}.read"), exact, "it", 1e-9)
+    return (
+        problem
+        and f"{what}, read along {len(exact)} random directions: " + problem.split(", but ", 1)[-1]
+    )
+
+
+def judge_parts(
+    exercise: tuple,
+    right: Callable[[Case], Grads],
+    names: dict[str, str],
+    tol: float = EXACT,
+    unchanged: bool = False,
+):
+    """Each part of the answer, in order, against the engine's gradient; with
+    ``unchanged``, the inputs also left as they were given."""
+
+    def judge(case: Case, seen: dict) -> str | None:
+        if seen.get("too_slow"):
+            return (
+                f"it took longer than {seen['too_slow']:g} s on {_size(exercise, case)}: a "
+                "derived backward takes a few array operations there (milliseconds); a "
+                "difference quotient takes two evaluations of the loss per entry"
+            )
+        if seen.get("parts") is False:
+            if seen.get("length") is not None:
+                return f"it returned {seen['length']} things; it must return {len(names)} arrays"
+            return (
+                f"it returned a {seen.get('kind')}; it must return a tuple of {len(names)} arrays"
+            )
+        want = right(case)
+        for part, what in names.items():
+            where = f"{what}, for {_size(exercise, case)},"
+            problem = _compare_part(case, seen, part, want[part], where, tol)
+            if problem:
+                return problem
+        if unchanged and seen.get("changed"):
+            changed = ", ".join(map(str, seen["changed"]))
+            return (
+                f"the {changed} passed in were different after the call: the caller's array changed"
+            )
+        return None
+
+    return judge
+
+
+def model_is(model: Callable[[Case], Grads], right: Callable[[Case], Grads]):
+    """A mistake whose every part is ``model(case)``'s, where the model is not right."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        wrong, correct = model(case), right(case)
+        if all(
+            np.shape(wrong[p]) == np.shape(correct[p])
+            and np.allclose(wrong[p], correct[p], rtol=1e-9, atol=1e-12)
+            for p in correct
+        ):
+            return False  # where the mistake gives the right answer it is not seen
+        return all(agrees(case, seen, p, wrong[p]) for p in correct)
+
+    return matches
+
+
+def close_not_exact(right: Callable[[Case], Grads], smooth: Callable[[Case], dict]):
+    """The answer agrees with the right one to a difference quotient's accuracy (of the
+    gradients' largest entry) on every entry ``smooth(case)`` marks (those no kink
+    reaches), but not to rounding; and on the large case it did not finish: what a
+    difference quotient does (where only the large case failed, the slowness alone is the
+    explanation, a mistake listed before this one)."""
+
+    def matches(case: Case, seen: dict) -> bool:
+        if "seed" in case:  # the large case: a difference quotient there does not finish
+            return bool(seen.get("too_slow"))
+        want, exact = right(case), True
+        scale = max(float(np.max(np.abs(w))) for w in want.values()) or 1.0
+        for part, mask in smooth(case).items():
+            got = seen.get(part)
+            if not isinstance(got, list) or np.shape(got) != want[part].shape:
+                return False
+            error = np.abs(np.array(got, dtype=float) - want[part]) / scale
+            if not np.all(error[mask] <= CLOSE):
+                return False
+            exact = exact and bool(np.all(error <= ROUNDING))
+        return not exact
+
+    return matches
+
+
+_TOO_SLOW = (
+    "on the case of realistic size your function took longer than the limit: a backward "
+    "written as a few array operations (products, sums, comparisons) takes milliseconds "
+    "there, one that evaluates the loss for each entry of the gradient, or loops over the "
+    "entries in Python, takes minutes"
+)
+
+COMMON = (
+    Mistake(lambda case, seen: bool(seen.get("too_slow")), _TOO_SLOW),
+    Mistake(lambda case, seen: bool(seen.get("changed")), _IN_PLACE),
+    Mistake(
+        lambda case, seen: any(f in str(seen.get("error", "")) for f in ("matmul:", "not aligned")),
+        _PRODUCT,
+    ),
+)
+
+
+def large(rng: random.Random) -> Case:
+    return {"seed": rng.randrange(2**31)}
+
+
+def softmax_right(exercise: tuple, case: Case) -> Grads:
+    """The engine's gradient of the (weighted, when the exercise has weights) mean
+    cross-entropy: the oracle of the softmax exercises."""
+    inputs = given(exercise, case)
+    logits = Tensor(inputs["logits"].astype(float), requires_grad=True)
+    cross_entropy(logits, inputs["labels"], weight=inputs.get("weight")).backward()
+    return {"grad": np.array(logits.grad.data, dtype=float)}
+
+
+def softmax_model(
+    exercise: tuple, wrong: Callable[..., np.ndarray]
+) -> Callable[[Case, dict], bool]:
+    """A softmax mistake: the gradient ``wrong(p, pc, y, rw, total, w)`` gives, from the
+    probabilities by row and by column, the one-hot labels, each row's weight (a column),
+    their total and the class weights (all 1 without weights)."""
+
+    def model(case: Case) -> Grads:
+        inputs = given(exercise, case)
+        z = inputs["logits"].astype(float)
+        rows = np.exp(z - z.max(axis=1, keepdims=True))
+        columns = np.exp(z - z.max(axis=0, keepdims=True))
+        p, pc = rows / rows.sum(axis=1, keepdims=True), columns / columns.sum(axis=0)
+        onehot = np.eye(z.shape[1])[inputs["labels"]]
+        w = np.asarray(inputs.get("weight", np.ones(z.shape[1])), dtype=float)
+        rw = w[inputs["labels"]][:, None]
+        return {"grad": wrong(p, pc, onehot, rw, rw.sum(), w)}
+
+    return model_is(model, lambda case: softmax_right(exercise, case))
+
+
+def softmax_mistakes(exercise: tuple) -> tuple[Mistake, ...]:
+    """The mistakes of a softmax cross-entropy backward that do not depend on how the rows
+    are weighted (without weights, every row's weight is 1)."""
+    right = lambda case: softmax_right(exercise, case)  # noqa: E731
+    return (
+        Mistake(
+            softmax_model(exercise, lambda p, pc, y, rw, total, w: -rw * (p - y) / total),
+            "it has the opposite sign: raising the label's own logit must lower the loss",
+        ),
+        Mistake(
+            softmax_model(exercise, lambda p, pc, y, rw, total, w: rw * (pc - y) / total),
+            "each row is one example: its probabilities are normalised over its own classes, "
+            "along the row, not down the batch",
+        ),
+        Mistake(
+            lambda case, seen: (
+                isinstance(seen.get("grad"), list)
+                and not np.all(np.isfinite(np.array(seen["grad"], dtype=float)))
+            ),
+            "exp of a logit in the hundreds overflows to inf, and inf / inf is nan. The "
+            "softmax of a row does not change when the same number is added to all its logits",
+        ),
+        Mistake(
+            close_not_exact(right, lambda case: {"grad": np.ones(np.shape(case["logits"]), bool)}),
+            NUMERIC,
+        ),
+    )

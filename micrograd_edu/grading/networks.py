@@ -1,0 +1,115 @@
+"""The grader's own forward pass of a network a submission trained (chapters 09 and 10).
+
+``runners/networks.py`` reads the network the student's function returned into plain
+layers; :func:`forward` runs them here, with numpy, on inputs the submission never saw.
+The prediction that is graded is this one: it cannot come from anything but the
+network's numbers.
+
+>>> layers = [["Linear", [[2.0]], [1.0]], ["ReLU"]]
+>>> forward({"layers": layers}, np.array([[-1.0], [3.0]]))
+array([[0.],
+       [7.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .plain import describe
+
+__all__ = ["forward", "network_problem", "same_network", "only_linear"]
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+_ACTIVATIONS = {
+    "ReLU": lambda x: np.maximum(x, 0.0),
+    "Tanh": np.tanh,
+    "Sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "Identity": lambda x: x,
+    "LeakyReLU": lambda x, slope: np.where(x > 0, x, slope * x),
+    "Softmax": lambda x, dim: _softmax(x, int(dim)),
+    "LogSoftmax": lambda x, dim: np.log(_softmax(x, int(dim))),
+}
+
+
+def network_problem(seen: Any, inputs: int) -> str | None:
+    """Why ``seen`` is not a network the grader can run on rows of ``inputs`` numbers, or
+    ``None``."""
+    if not isinstance(seen, dict) or "not_a_network" in seen:
+        found = seen.get("not_a_network") if isinstance(seen, dict) else describe(seen)
+        return (
+            f"it returned {found!s}, which the grader cannot run: return the trained network "
+            "(an nn.Sequential of nn.Linear layers and activations, or (network, centre, "
+            "scale) when you standardised the inputs)"
+        )
+    layers = seen.get("layers")
+    if not isinstance(layers, list) or not layers:
+        return "it returned a network without layers"
+    width = inputs
+    for layer in layers:
+        if not isinstance(layer, list) or not layer:
+            return "it returned a network the grader could not read"
+        if layer[0] == "Linear":
+            weight = np.array(layer[1], dtype=float)
+            if weight.ndim != 2 or weight.shape[1] != width:
+                return (
+                    f"a Linear layer takes {weight.shape[-1] if weight.ndim else '?'} inputs "
+                    f"where {width} arrive"
+                )
+            width = weight.shape[0]
+        elif layer[0] not in _ACTIVATIONS:
+            return f"it returned a layer the grader does not know ({layer[0]})"
+    if "centre" in seen and (np.size(seen["centre"]) != inputs or np.size(seen["scale"]) != inputs):
+        return f"the centre and scale must hold one number per input ({inputs})"
+    return None
+
+
+def forward(seen: dict, x: np.ndarray) -> np.ndarray:
+    """The network's output for the rows of ``x`` (check :func:`network_problem` first)."""
+    h = np.asarray(x, dtype=float)
+    if "centre" in seen:
+        h = (h - np.array(seen["centre"])) / np.array(seen["scale"])
+    with np.errstate(all="ignore"):  # a diverged network's inf and nan are judged, not raised
+        for kind, *params in seen["layers"]:
+            if kind == "Linear":
+                h = h @ np.array(params[0], dtype=float).T
+                if params[1] is not None:
+                    h = h + np.array(params[1], dtype=float)
+            else:
+                h = _ACTIVATIONS[kind](h, *params)
+    return h
+
+
+def same_network(a: Any, b: Any) -> bool:
+    """Whether two reported networks hold the same layers and numbers (to rounding)."""
+    if not (isinstance(a, dict) and isinstance(b, dict)) or "layers" not in a or "layers" not in b:
+        return False
+    if len(a["layers"]) != len(b["layers"]) or ("centre" in a) != ("centre" in b):
+        return False
+    for one, other in zip(a["layers"], b["layers"], strict=True):
+        if one[0] != other[0] or len(one) != len(other):
+            return False
+        for p, q in zip(one[1:], other[1:], strict=True):
+            if (p is None) != (q is None) or (
+                p is not None and (np.shape(p) != np.shape(q) or not np.allclose(p, q, 1e-9, 1e-12))
+            ):
+                return False
+    if "centre" in a:
+        return bool(np.allclose(a["centre"], b["centre"]) and np.allclose(a["scale"], b["scale"]))
+    return True
+
+
+def only_linear(seen: Any) -> bool:
+    """Whether a readable network has no activation between its layers (a stack of linear
+    layers is one linear function)."""
+    layers = seen.get("layers") if isinstance(seen, dict) else None
+    if not isinstance(layers, list) or not layers:
+        return False
+    kinds = {layer[0] for layer in layers if isinstance(layer, list) and layer}
+    return kinds <= {"Linear", "Identity"}
