@@ -23,6 +23,7 @@ MARGIN = 5e-3  # how far from a kink or a tie an input must stay
 # PyTorch's spelling of an elementwise rule where it is not ``x.name()``.
 TORCH_UNARY = {"step": "{0}.sign().clamp(min=0)"}
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}
+BINARY_WEIGHTS = {"add": 4, "sub": 2, "mul": 2}  # the others: 1
 
 
 def _away_from_zero(x: np.ndarray) -> bool:
@@ -105,7 +106,9 @@ def _binary_safe(name: str, left: Any, right: Any):
 def binary(g, name: str | None = None):
     """An arithmetic rule: tensor with tensor (often the same one), or with a number on
     either side, as an operator or a method."""
-    name = name or g.choice([r.name for r in RULES.values() if r.arity == 2])
+    if name is None:  # add and sub most: they hand on their gradient as it is (fan-out)
+        names = [r.name for r in RULES.values() if r.arity == 2]
+        name = g.choice([n for n in names for _ in range(BINARY_WEIGHTS.get(n, 1))])
     positive = name in ("pow",)
     a = g.pick() if not positive else g.pick(lambda it: it.value.min() > 0.1)
     if a is None:

@@ -82,9 +82,14 @@ def _array(x: Any) -> Any:
 
 def execute(p: Program, flavor: str) -> Outcome:
     """Run the program's source on the engine ("engine") or on PyTorch ("torch")."""
-    source = render(p, flavor, header=False)  # the namespace has the header's names
+    source = render(p, flavor, run=True)
     results: dict = {}
     ns = dict(ENGINE if flavor == "engine" else torch_namespace())
+    for leaf in p.leaves:  # what `literal` writes (parsing the numbers costs more than this)
+        if leaf.value.dtype.kind == "f":
+            ns[leaf.name] = ns["Tensor"](leaf.value.tolist(), requires_grad=leaf.requires_grad)
+        else:
+            ns[leaf.name] = ns["tensor"](leaf.value.tolist())
     ns["record"] = lambda key, value: results.__setitem__(key, _array(value))
 
     def safe(k: int, out: Any, *inputs: Any) -> Any:
@@ -269,6 +274,11 @@ def _smaller(p: Program):
         yield p.copy(hooks=p.hooks[:i] + p.hooks[i + 1 :])
     for i in range(len(p.retained)):
         yield p.copy(retained=p.retained[:i] + p.retained[i + 1 :])
+    for i, leaf in enumerate(p.leaves):  # two decimals (a leaf made of a node's value)
+        short = np.rint(leaf.value * 100) / 100 if leaf.value.dtype.kind == "f" else leaf.value
+        if not np.array_equal(short, leaf.value):
+            leaves = p.leaves[:i] + [dataclasses.replace(leaf, value=short)] + p.leaves[i + 1 :]
+            yield p.copy(leaves=leaves)
     kept = {n.name for n in body if n.keep}
     if len(loss.inputs) > 1:  # a loss term fewer
         for i in range(len(loss.inputs)):

@@ -385,22 +385,31 @@ def generate(seed: int, index: int, focus: tuple | None = None) -> Program:
 
 
 def _add_loss(g: Generator) -> None:
+    """The loss: a term for each result nothing reads (and for a few others), a weighted
+    sum, a sum, or two results added and then summed, the terms added in a random order."""
     consumed = {i for node in g.nodes for i in node.inputs}
+    kept = {node.name for node in g.nodes if node.keep}
+    results = [
+        g.items[node.name]
+        for node in g.nodes
+        if g.items[node.name].req and (node.name not in consumed or g.coin(0.25))
+    ]
     terms = []
-    for node in list(g.nodes):
-        item = g.items[node.name]
-        if not item.req or (node.name in consumed and not g.coin(0.25)):
-            continue
-        shape = item.value.shape
-        if g.coin(0.65):
-            weight = g.const(_uniform(g.rng, -1.5, 1.5, shape), "w")
+    while results:
+        item = results.pop(0)
+        other = next((r for r in results if _broadcasts(r.value.shape, item.value.shape)), None)
+        if other is not None and g.coin(0.4):
+            results.remove(other)
+            draft = g.draft("({0} + {1}).sum()", [item, other])
+        elif g.coin(0.65):
+            weight = g.const(_uniform(g.rng, -1.5, 1.5, item.value.shape), "w")
             draft = g.draft(g.choice(["({0} * {1}).sum()", "({0} * {1}).mean()"]), [item, weight])
         else:
             draft = g.draft(g.choice(["{0}.sum()", "{0}.sum() * 0.5"]), [item])
-        terms.append(g.commit(draft, f"s{next(g._names)}", bound=1e4))
-        if terms[-1] is not None:
-            g.nodes[-1].keep = node.keep
-    terms = [t for t in terms if t is not None]
+        term = g.commit(draft, f"s{next(g._names)}", bound=1e4)
+        if term is not None:
+            terms.append(term)
+            g.nodes[-1].keep = any(it.name in kept for it in draft.inputs)
     if not terms:
         x = g.items[next(leaf.name for leaf in g.leaves if leaf.requires_grad)]
         terms.append(g.commit(g.draft("{0}.sum()", [x]), f"s{next(g._names)}", bound=1e4))
@@ -430,17 +439,17 @@ def _add_hooks(rng: np.random.Generator, g: Generator, p: Program, second: bool)
     req = requiring_grad(p)
     lists = itertools.count()
     names = [leaf.name for leaf in p.leaves] + ([] if second else [n.name for n in p.body])
-    for name in names:
-        if name not in req or rng.random() > (0.2 if name[0] == "x" else 0.12):
-            continue
-        for _ in range(2 if rng.random() < 0.2 else 1):
-            if rng.random() < 0.4:
-                p.hooks.append(Hook(name, seen=f"seen{next(lists)}"))
-            else:
-                scale = g.choice([0.5, -1.0, 2.0, 1.5])
-                p.hooks.append(Hook(name, scale, g.choice([0.0, 0.0, 0.25, -0.5])))
-    if not second:
-        p.retained = [n.name for n in p.body[:-1] if n.name in req and rng.random() < 0.08]
+    names = [name for name in names if name in req]
+    for _ in range(int(rng.choice([0, 0, 0, 0, 1, 1, 2, 3]))):
+        name = g.choice(names)
+        if rng.random() < 0.4:
+            p.hooks.append(Hook(name, seen=f"seen{next(lists)}"))
+        else:
+            scale = g.choice([0.5, -1.0, 2.0, 1.5])
+            p.hooks.append(Hook(name, scale, g.choice([0.0, 0.0, 0.25, -0.5])))
+    inner = [n.name for n in p.body[:-1] if n.name in req]
+    if not second and inner and rng.random() < 0.15:
+        p.retained = sorted({g.choice(inner) for _ in range(int(rng.integers(1, 3)))})
 
 
 def _update(g: Generator, x: Leaf) -> Step:
@@ -512,16 +521,17 @@ def literal(leaf: Leaf) -> str:
     return f"Tensor({leaf.value.tolist()!r}{grad})"
 
 
-def render(p: Program, flavor: str = "engine", notes: dict | None = None, header=True) -> str:
+def render(p: Program, flavor: str = "engine", notes: dict | None = None, run=False) -> str:
     """The program as source. ``flavor``: "engine" (run with ``record(key, value)`` in its
     namespace), "torch" (the same for PyTorch, each node wrapped in ``_safe``), or "repro"
-    (the engine's, printing each checked value; ``notes`` maps a key to a comment)."""
-    out = [(ENGINE_HEADER if flavor != "torch" else TORCH_HEADER) if header else ""]
+    (the engine's, printing each checked value; ``notes`` maps a key to a comment). With
+    ``run``, without the header and the leaves: the namespace it runs in has them."""
+    out = [""] if run else [ENGINE_HEADER if flavor != "torch" else TORCH_HEADER]
     for hook in p.hooks:
         if hook.seen:
             out.append(f"{hook.seen} = []")
-    for leaf in p.leaves:
-        out.append(f"{leaf.name} = {literal(leaf)}")
+    if not run:
+        out += [f"{leaf.name} = {literal(leaf)}" for leaf in p.leaves]
     names = {leaf.name for leaf in p.leaves}
     for hook in p.hooks:
         if hook.target in names:

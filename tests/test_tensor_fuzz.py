@@ -20,7 +20,7 @@ import types
 import fuzz_ops
 import fuzz_oracle as oracle
 import pytest
-from fuzz_programs import generate
+from fuzz_programs import generate, render
 
 from micrograd_edu import RULES
 
@@ -141,3 +141,23 @@ def test_a_failing_program_shrinks_to_source_that_runs():
             exec(compile(text, "<repro>", "exec"), {})
     assert "# " + oracle.ORACLE_NAMES[ORACLES[-1]] in text  # the oracle's value, in a comment
     assert text.startswith(f"# {small.label}") and printed.getvalue()
+
+
+def test_the_source_shown_is_the_program_that_ran():
+    """A program is run without parsing its numbers; its full source gives the same results."""
+    for k in range(40):
+        p = generate(FIXED_SEED, k)
+        ran = oracle.execute(p, "engine")
+        results: dict = {}
+
+        def record(key, value, results=results):
+            results[key] = oracle._array(value)
+
+        scope = {"record": record}
+        try:
+            exec(compile(render(p), "<program>", "exec"), scope)
+        except Exception:
+            assert ran.error, f"{p.label} raised only from its full source"
+        assert results.keys() == ran.results.keys(), p.label
+        for key, value in results.items():
+            assert oracle._same(value, ran.results[key], 0.0, 0.0), (p.label, key)
