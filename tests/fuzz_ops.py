@@ -149,7 +149,8 @@ def choose(g):
         inputs = [x] + ([other] if other is not None else [])
         if g.coin(0.5):  # the condition computed from the values
             t = float(np.round(np.median(v), 2)) + 0.003
-            cond = f"{{0}} > {number(t)}"
+            cond = g.choice(["{0} > ", "{0} < ", "{0}.gt(", "{0}.le("]) + number(t)
+            cond += ")" if cond.count("(") else ""
             safe = lambda a, *rest: apart(a, t)  # noqa: E731
         else:
             shape = g.broadcastable(v.shape) if other is None else g.broadcastable(v.shape)
@@ -305,8 +306,8 @@ def matmul(g):
     k = int(g.rng.integers(1, 4))
     if g.coin(0.5):  # x on the left: the other shares x's last axis
         n = s[-1]
-        rank = int(g.rng.integers(1, 4))
-        other = {1: (n,), 2: (n, k), 3: (g.choice([1, 2]), n, k)}[rank]
+        rank = int(g.rng.integers(1, 5))
+        other = {1: (n,), 2: (n, k), 3: (g.choice([1, 2]), n, k), 4: (2, 1, n, k)}[rank]
         if len(s) == 3 and rank == 3 and g.coin(0.5):
             other = (g.choice([1, s[0]]), n, k)
         y = g.operand(other)
@@ -422,7 +423,8 @@ def reorder(g):
             pieces, call = -(-n // size), f"chunk({chunks}, dim={d})"
         return g.draft(f"{{0}}.{call}[{int(g.rng.integers(0, pieces))}]", [x])
     if kind == "copy":
-        form = g.choice(["clone", "double", "detach", "no_grad", "float"])
+        # (not .double(): on float64 it returns the tensor itself, as PyTorch's does)
+        form = g.choice(["clone", "detach", "no_grad", "float"])
         if form == "float":  # through float32 and back: exact for both, no use to differences
             return g.draft("{0}.float().double()", [x], rounds=True)
         if form == "detach":
@@ -447,7 +449,9 @@ def index(g):
     x = g.pick(lambda it: it.value.ndim >= 1) or g.fresh(g.shape(min_ndim=1))
     v = x.value
     s, nd = v.shape, v.ndim
-    kind = g.choice(["basic", "basic", "list", "tensor", "pair", "mask", "compare", "mixed"])
+    kind = g.choice(
+        ["basic", "basic", "list", "tensor", "pair", "mask", "compare", "mixed", "argmax"]
+    )
     if kind == "basic":
         parts = [_basic_part(g, n) for n in s[: int(g.rng.integers(1, nd + 1))]]
         if g.coin(0.3):
@@ -473,6 +477,13 @@ def index(g):
         if not (v > t).any():
             return None
         return g.draft(f"{{0}}[{{0}} > {number(t)}]", [x], safe=lambda a: apart(a, t))
+    if kind == "argmax":  # an index the engine computes: rows picked by the largest entries
+        d = int(g.rng.integers(0, nd))
+        if s[d] > s[0]:
+            return None
+        word = g.choice(["argmax", "argmin"])
+        safe = lambda a: unique_extreme(a, (d,), word == "argmax")  # noqa: E731
+        return g.draft(f"{{0}}[{{0}}.{word}(dim={d - nd})]", [x], safe=safe)
     mask = g.rng.random(s if g.coin(0.6) else s[:1]) < 0.6
     if not mask.any():
         return None

@@ -33,6 +33,7 @@ from fuzz_programs import (
     generate,
     literal,
     live,
+    loss_expr,
     namespace,
     render,
     requiring_grad,
@@ -77,7 +78,11 @@ def _array(x: Any) -> Any:
         return None
     if isinstance(x, list):
         return [_array(i) for i in x]
-    return np.array(x.detach().numpy(), copy=True)
+    x = x.detach()
+    try:
+        return np.array(x.numpy(), copy=True)
+    except RuntimeError:  # PyTorch's zeros that own no memory (a gradient through where)
+        return np.array(x.numpy(force=True), copy=True)
 
 
 def execute(p: Program, flavor: str) -> Outcome:
@@ -285,7 +290,7 @@ def _smaller(p: Program):
             if loss.inputs[i] in kept:
                 continue
             inputs = loss.inputs[:i] + loss.inputs[i + 1 :]
-            expr = " + ".join(f"{{{j}}}" for j in range(len(inputs)))
+            expr = loss_expr(len(inputs))
             yield _tidy(
                 p.copy(body=body[:-1] + [dataclasses.replace(loss, expr=expr, inputs=inputs)])
             )

@@ -414,8 +414,13 @@ def _add_loss(g: Generator) -> None:
         x = g.items[next(leaf.name for leaf in g.leaves if leaf.requires_grad)]
         terms.append(g.commit(g.draft("{0}.sum()", [x]), f"s{next(g._names)}", bound=1e4))
     order = [terms[int(i)] for i in g.rng.permutation(len(terms))]
-    expr = " + ".join(f"{{{i}}}" for i in range(len(order)))
-    g.commit(g.draft(expr, order), "loss", bound=1e4)
+    g.commit(g.draft(loss_expr(len(order)), order), "loss", bound=1e4)
+
+
+def loss_expr(terms: int) -> str:
+    """The terms added up. One term is multiplied by 1.0 rather than named ``loss``: two
+    names for one tensor would share its hooks, which central differences cannot follow."""
+    return " + ".join(f"{{{i}}}" for i in range(terms)) if terms > 1 else "{0} * 1.0"
 
 
 def _random_order(rng: np.random.Generator, nodes: list[Node]) -> list[Node]:
