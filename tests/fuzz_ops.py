@@ -51,7 +51,11 @@ def number(x: float) -> str:
 
 
 def unique_extreme(x: np.ndarray, axes: tuple | None, largest: bool) -> bool:
-    """Whether the largest (smallest) entry over ``axes`` leads the next by a margin."""
+    """Whether the largest (smallest) entry over ``axes`` leads the next by a margin.
+
+    >>> unique_extreme(np.array([[1.0, 3.0], [2.0, 2.0]]), (1,), largest=True)
+    False
+    """
     x = np.asarray(x, dtype=float)
     if x.ndim == 0:
         return True

@@ -174,6 +174,11 @@ def _tolerance(p: Program, key: str, oracle: str) -> tuple[float, float]:
 
 
 def show(value: Any) -> str:
+    """A recorded value, short.
+
+    >>> show(np.array([1.0, 2.0 / 3])), show(None), show([np.array(1.0)])
+    ('[1.      , 0.666667]', 'None', '[1.]')
+    """
     if value is None:
         return "None"
     if isinstance(value, list):

@@ -413,6 +413,8 @@ def _add_loss(g: Generator) -> None:
     if not terms:
         x = g.items[next(leaf.name for leaf in g.leaves if leaf.requires_grad)]
         terms.append(g.commit(g.draft("{0}.sum()", [x]), f"s{next(g._names)}", bound=1e4))
+        if terms[0] is None:
+            raise RuntimeError(f"the engine cannot sum a leaf: {g.refused[-1][2]}")
     order = [terms[int(i)] for i in g.rng.permutation(len(terms))]
     g.commit(g.draft(loss_expr(len(order)), order), "loss", bound=1e4)
 
