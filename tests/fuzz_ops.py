@@ -84,8 +84,7 @@ def unary(g, name: str | None = None):
     if x is None or g.coin(0.2):
         x = g.fresh(g.shape(), positive=name in POSITIVE)
     expr = {"neg": "-{0}", "abs": g.choice(["abs({0})", "{0}.abs()"])}.get(name, f"{{0}}.{name}()")
-    safe = (lambda a: domain(a)) if domain else None
-    return g.draft(expr, [x], torch=TORCH_UNARY.get(name), safe=safe)
+    return g.draft(expr, [x], torch=TORCH_UNARY.get(name), safe=domain)
 
 
 def _binary_safe(name: str, left: Any, right: Any):
@@ -157,8 +156,7 @@ def choose(g):
             cond += ")" if cond.count("(") else ""
             safe = lambda a, *rest: apart(a, t)  # noqa: E731
         else:
-            shape = g.broadcastable(v.shape) if other is None else g.broadcastable(v.shape)
-            mask = g.const(g.rng.random(shape) < 0.5, "m")
+            mask = g.const(g.rng.random(g.broadcastable(v.shape)) < 0.5, "m")
             cond, safe = f"{{{len(inputs)}}}", None
             inputs.append(mask)
         expr = g.choice([f"where({cond}, {{0}}, {shown})", f"{{0}}.where({cond}, {shown})"])
