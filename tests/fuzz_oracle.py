@@ -437,8 +437,12 @@ class Summary:
         lines = [
             f"{self.judged} programs judged against {ORACLE_NAMES[self.oracle]}: "
             f"{len(self.failures)} disagree {dict(self.classes())}; not judged: "
-            f"{dict(self.skipped)}; forms the engine raises on and PyTorch computes: "
-            f"{len(self.refused)}"
+            f"{dict(self.skipped)}"
+            + (
+                f"; forms the engine raises on and PyTorch computes: {len(self.refused)}"
+                if self.oracle == "torch"
+                else ""
+            )
         ]
         shown: set = set()
         for p, verdict in self.failures[:listed]:
