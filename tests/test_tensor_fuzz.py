@@ -34,7 +34,7 @@ def fresh_seed() -> int:
     return int(os.environ.get("FUZZ_SEED") or random.SystemRandom().randrange(1, 2**31))
 
 
-def _report(*summaries: oracle.Summary) -> str:
+def _report(*summaries: tuple[oracle.Summary, int]) -> str:
     lines = []
     for summary, seed in summaries:
         lines += [f"seed {seed}: {summary.text()}", ""]
@@ -42,7 +42,8 @@ def _report(*summaries: oracle.Summary) -> str:
             p = summary.failures[0][0]
             index = int(p.label.split()[-1])
             lines.append("replay one: " + oracle.replay_command(seed, index, summary.oracle))
-            lines.append(f"replay the run: FUZZ_SEED={seed} pytest tests/test_tensor_fuzz.py")
+        if seed not in (FIXED_SEED, NUMERIC_SEED):
+            lines.append(f"replay this run: FUZZ_SEED={seed} pytest tests/test_tensor_fuzz.py")
     return "\n".join(lines)
 
 
