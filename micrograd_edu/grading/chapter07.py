@@ -35,9 +35,9 @@ from .derivation import (
     softmax_model,
     softmax_right,
 )
-from .references import relu_layer_backward, softmax_cross_entropy_backward
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.derivation import LARGE, LARGE_SECONDS, LAYER, NETWORK, SOFTMAX, run_backward
+from .steps import reference_steps
 
 KINK = (1e-9, 1e-8)  # how far from 0 some units' inputs are put
 
@@ -454,10 +454,9 @@ NETWORK_EXERCISE = register(
                 mistakes=_NETWORK_MISTAKES,
             ),
         ),
-        requires={
-            SOFTMAX[0]: softmax_cross_entropy_backward,
-            LAYER[0]: relu_layer_backward,
-        },
+        requires=reference_steps(
+            **{SOFTMAX[0]: "softmax_cross_entropy_backward", LAYER[0]: "relu_layer_backward"}
+        ),
         answers=(
             "dZ2 @ W2.T",
             "A1.T @ dZ2",

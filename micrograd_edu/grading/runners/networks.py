@@ -88,7 +88,7 @@ def counted_training() -> Iterator[dict[str, int]]:
     while a parameter of the graph still held a gradient from before (``stale``): a loop
     that never clears its gradients, however it would clear them, makes every backward
     after the first a stale one. The method, seen (for a hint: the grade is the network's)."""
-    from ... import topological_order
+    from ...scalar.graph import topological_order
     from ...tensor import Tensor
 
     counts = {"backward": 0, "stale": 0}
