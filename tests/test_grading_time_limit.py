@@ -1,14 +1,19 @@
-"""The in-notebook check stops an endless loop after its time limit, and leaves the
-process's own SIGALRM handler and timer as they were."""
+"""The in-notebook check stops an endless loop after its time limit, counted as the batch
+grader counts it (CPU time, and a longer wall clock for code that waits), so a busy machine
+does not stop honest work; it leaves the process's own SIGALRM handler and timer as they
+were."""
 
+import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 from micrograd_edu import check
-from micrograd_edu.grading.time_limit import TimeLimitExceeded, can_limit, time_limit
+from micrograd_edu.grading.time_limit import TimeLimitExceeded, can_limit, limited, time_limit
 
 posix_only = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX signals")
 
@@ -16,8 +21,16 @@ posix_only = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs 
 def endless(f, x, h):
     while True:
         try:
-            time.sleep(0.01)  # the alarm interrupts the sleep: it is raised inside the try
+            sum(range(1000))  # the alarm interrupts the work: it is raised inside the try
         except Exception:  # a student's broad except must not swallow the limit
+            pass
+
+
+def waits(f, x, h):
+    while True:
+        try:
+            time.sleep(0.01)
+        except Exception:
             pass
 
 
@@ -31,7 +44,43 @@ def wait_for(calls, seconds=5.0):
 def test_an_endless_loop_ends_the_check_with_a_report():
     report = check("01.second_difference", {"second_difference": endless}, time_limit=0.2)
     assert not report.passed and report.result.status == "broken"
-    assert "took longer than 0.2 s: an endless loop, or more work" in repr(report)
+    assert "used more than 0.2 s of CPU time: an endless loop, or more work" in repr(report)
+
+
+@posix_only
+def test_code_that_waits_is_stopped_by_the_wall_clock():
+    with pytest.raises(TimeLimitExceeded, match="waited past 0.3 s"), limited(5.0, wall=0.3):
+        waits(None, 0, 0)
+
+
+def _work(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        sum(range(1000))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_a_busy_machine_stretches_the_wall_clock_not_the_work_counted():
+    # This process and a busy one share one core: 0.4 s of work takes about 0.8 s of the
+    # wall clock. A limit of 0.6 s counted on the wall clock would stop it (shown below).
+    core = {min(os.sched_getaffinity(0))}
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    previous = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(hog.pid, core)
+        os.sched_setaffinity(0, core)
+        time.sleep(0.2)  # the busy one is under way
+        start = time.monotonic()
+        with limited(0.6):
+            _work(0.4)
+        stretched = time.monotonic() - start
+        with pytest.raises(TimeLimitExceeded), time_limit(0.6):
+            _work(0.4)
+    finally:
+        os.sched_setaffinity(0, previous)
+        hog.kill()
+        hog.wait()
+    assert stretched > 0.6  # the wall clock did stretch past the limit
 
 
 @posix_only

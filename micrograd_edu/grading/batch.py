@@ -33,14 +33,14 @@ from typing import Any
 
 from . import isolation
 from .registry import Exercise, ExerciseResult, Served, broken, draw_cases, inputs, judge
-from .time_limit import EXERCISE_SECONDS
+from .time_limit import EXERCISE_SECONDS, wall_for
 
 __all__ = ["Limits", "Row", "grade_submission", "require_posix", "stop_all", "resume"]
 
 _MAX_OUTPUT = 16 << 20  # bytes a child may send before it is stopped
 _MAX_MESSAGE = 4 << 20  # bytes of one message (an observation) the parent will parse
 _STARTUP_SECONDS = 30.0  # allowance for the child to import Python and numpy, loaded machine
-_WALL, _BUDGET, _MIN_WALL = 2.0, 6.0, 10.0  # wall-clock limits: times the CPU limit, least
+_BUDGET, _MIN_BUDGET = 6.0, 10.0  # the submission's wall clock: times the CPU limit, least
 _GRACE = 1.0  # CPU seconds past the limit before the parent kills: the child's alarm acts first
 _KILLS = 2  # kills for running past a limit (the child's alarm could not stop the code)
 _METER_SECONDS = 0.1  # how often the budget is measured where no cgroup holds it
@@ -172,7 +172,7 @@ def grade_submission(
     completed: set[int] = set()  # cells a child has been seen to run to their end
     notes: dict[int, str] = {}
     # Counted from each process's first message, not its interpreter's start.
-    budget = limits.budget or max(_BUDGET * limits.timeout, _MIN_WALL)
+    budget = limits.budget or max(_BUDGET * limits.timeout, _MIN_BUDGET)
     spent, kills = 0.0, 0
     for k, group in enumerate(groups):
         group_notes: dict[int, str] = {}
@@ -396,7 +396,7 @@ class _Answers:
 
 
 def _wall(limits: Limits) -> float:
-    return limits.wall or max(_WALL * limits.timeout, _MIN_WALL)
+    return limits.wall or wall_for(limits.timeout)
 
 
 @dataclass

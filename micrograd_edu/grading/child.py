@@ -17,14 +17,12 @@ answered on ``TASK`` and counted by the parent.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import importlib
 import json
 import os
 import sys
 import time
 import types
-from collections.abc import Iterator
 from typing import Any
 
 
@@ -47,15 +45,6 @@ def _limit(memory_mb: int, file_mb: int, processes: int | None) -> None:
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
         except (ValueError, OSError):
             pass
-
-
-@contextlib.contextmanager
-def limited(cpu: float, wall: float) -> Iterator[None]:
-    """``cpu`` seconds of CPU time and ``wall`` seconds of the wall clock for the body."""
-    from .time_limit import time_limit
-
-    with time_limit(wall), time_limit(cpu, cpu=True):
-        yield
 
 
 def _describe(error: BaseException) -> str:
@@ -104,7 +93,7 @@ def main(task_fd: int, result_fd: int) -> None:
     from . import feedback
     from .notebook import Shell
     from .registry import run_checks
-    from .time_limit import TimeLimitExceeded
+    from .time_limit import TimeLimitExceeded, limited
     from .withhold import withholding
 
     feedback._SILENT = True  # a check(...) cell in the notebook costs nothing here

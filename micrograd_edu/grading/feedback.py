@@ -9,6 +9,7 @@ the batch grader, with other seeds and in another process, decides the grade.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import sys
 from collections.abc import MutableMapping
@@ -24,8 +25,7 @@ from .registry import (
     judge,
     observe,
 )
-from .time_limit import EXERCISE_SECONDS, TimeLimitExceeded
-from .time_limit import time_limit as limit
+from .time_limit import EXERCISE_SECONDS, TimeLimitExceeded, limited
 from .withhold import withholding
 
 __all__ = ["check", "Feedback", "PUBLIC_SEED"]
@@ -117,6 +117,15 @@ def _advice(status: str) -> str:
     return "the grader stopped this exercise; fix what the reason names"
 
 
+def one_blas_thread() -> Any:
+    """BLAS on one thread for the body, where threadpoolctl can say so (else unchanged)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
+
 def check(
     exercise_id: str,
     namespace: MutableMapping[str, Any] | None = None,
@@ -125,9 +134,13 @@ def check(
     """Run the public checks of ``exercise_id`` on the functions defined in the notebook.
 
     ``namespace`` defaults to the caller's globals (the notebook's namespace).
-    The checks stop after ``time_limit`` seconds (by default the batch grader's limit
-    per exercise; ``None``: no limit), and the report then says so: an endless
-    loop in the student's code ends the check, not the session. The limit needs
+    The checks stop after ``time_limit`` seconds of CPU time, or twice that (at least
+    10 s) of waiting, as the batch grader's do (by default its limit per exercise;
+    ``None``: no limit), and the report then says so: an endless loop in the student's
+    code ends the check, not the session, and a busy machine (a class hub) stretches the
+    wall clock, not the work counted. BLAS runs on one thread meanwhile where
+    threadpoolctl is installed (it comes with scikit-learn), as in the grader's child,
+    so that a many-core laptop's threads do not add up to the limit. The limit needs
     POSIX signals in the main thread, where Jupyter runs cells; on Windows, or from
     another thread, the checks run without one.
 
@@ -148,14 +161,8 @@ def check(
     cases = draw_cases(ex, PUBLIC_SEED)
     try:
         # the same library code withheld as in the batch grader: one verdict in both
-        with limit(time_limit), withholding(ex.withheld, namespace):
+        with limited(time_limit), one_blas_thread(), withholding(ex.withheld, namespace):
             observed = observe(ex, namespace, cases)
-    except TimeLimitExceeded:
-        return Feedback(
-            broken(
-                ex,
-                f"took longer than {time_limit:g} s: an endless loop, or more work than the "
-                "limit allows",
-            )
-        )
+    except TimeLimitExceeded as stop:
+        return Feedback(broken(ex, f"{stop}: an endless loop, or more work than the limit allows"))
     return Feedback(judge(ex, cases, observed))

@@ -1,4 +1,6 @@
-"""A wall-clock limit for code run in the notebook's own process (the in-notebook check).
+"""Time limits for code run in the notebook's own process (the in-notebook check) and in
+the batch grader's child: the same measure in both, so that a notebook stops what the
+grade would stop.
 
 A student's endless loop should end the check, not hang the cell until the
 kernel is interrupted. The only way to stop running Python code from inside
@@ -18,12 +20,23 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["EXERCISE_SECONDS", "TimeLimitExceeded", "time_limit", "can_limit"]
+__all__ = [
+    "EXERCISE_SECONDS",
+    "TimeLimitExceeded",
+    "can_limit",
+    "limited",
+    "time_limit",
+    "wall_for",
+]
 
 # Seconds an exercise's checks may take: the batch grader's default per exercise, and the
 # in-notebook check's, so that the notebook stops what the grade would stop. The checks
 # take well under a second, except training a model (a few seconds on a loaded machine).
 EXERCISE_SECONDS = 10.0
+
+# The wall clock's limit for a limit of CPU time: a busy machine stretches the wall clock,
+# not the work, so the wall clock stops only code that waits (sleeps, reads a pipe).
+_WALL_TIMES, _WALL_LEAST = 2.0, 10.0
 
 
 class TimeLimitExceeded(BaseException):
@@ -65,10 +78,13 @@ def time_limit(seconds: float | None, cpu: bool = False) -> Iterator[None]:
     )
 
     def on_alarm(signum: int, frame: object) -> None:
-        raise TimeLimitExceeded(f"took longer than {seconds:g} s")
+        raise TimeLimitExceeded(
+            f"used more than {seconds:g} s of CPU time" if cpu else f"waited past {seconds:g} s"
+        )
 
+    clock = time.process_time if cpu else time.monotonic
     handler = signal.signal(signum, on_alarm)
-    start = time.monotonic()
+    start = clock()
     delay, interval = signal.setitimer(which, seconds)
     try:
         yield
@@ -79,5 +95,33 @@ def time_limit(seconds: float | None, cpu: bool = False) -> Iterator[None]:
             # None: a handler installed from C, which Python cannot put back; the default then
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
             if delay > 0:  # someone else's timer: what is left of it (due now if it expired)
-                left = max(delay - (time.monotonic() - start), 1e-6)
+                left = max(delay - (clock() - start), 1e-6)
                 signal.setitimer(which, left, interval)
+
+
+def wall_for(cpu_seconds: float) -> float:
+    """The wall clock's limit that goes with ``cpu_seconds`` of CPU time.
+
+    >>> wall_for(10.0), wall_for(1.0)
+    (20.0, 10.0)
+    """
+    return max(_WALL_TIMES * cpu_seconds, _WALL_LEAST)
+
+
+@contextmanager
+def limited(cpu: float | None, wall: float | None = None) -> Iterator[None]:
+    """``cpu`` seconds of CPU time and ``wall`` seconds of the wall clock (by default
+    :func:`wall_for` ``cpu``) for the body; ``None``: no limit.
+
+    >>> try:
+    ...     with limited(0.05):
+    ...         while True:
+    ...             pass
+    ... except TimeLimitExceeded as stop:
+    ...     print(stop)
+    used more than 0.05 s of CPU time
+    """
+    if cpu is not None and wall is None:
+        wall = wall_for(cpu)
+    with time_limit(wall), time_limit(cpu, cpu=True):
+        yield
