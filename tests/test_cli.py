@@ -15,6 +15,14 @@ def test_doctor_reports_every_check_with_a_fix_when_missing():
     assert "<table>" in report._repr_html_()
 
 
+def test_doctor_says_chapter_10_needs_the_course_extra(monkeypatch):
+    real = checks._version
+    monkeypatch.setattr(checks, "_version", lambda p: None if p == "scikit-learn" else real(p))
+    finding = next(f for f in doctor() if f.name == "scikit-learn")
+    assert not finding.ok and "chapter 10" in finding.detail
+    assert finding.fix == 'pip install "micrograd-edu[course]"'
+
+
 def test_doctor_command_prints_the_report(capsys):
     code = main(["doctor"])
     out = capsys.readouterr().out

@@ -296,6 +296,7 @@ CHECKS: list[Callable[[], Finding]] = [
     _check_environment,
     _check_package("numpy", "every engine needs it"),
     _check_package("matplotlib", "plots"),
+    _check_package("scikit-learn", "chapter 10's handwritten digits", "micrograd-edu[course]"),
     _check_jupyter,
     _check_kernel,
     _check_sandbox,

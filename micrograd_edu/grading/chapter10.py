@@ -220,8 +220,8 @@ def _digit_cases(rng: random.Random) -> list[Case]:
         from sklearn.datasets import load_digits
     except ImportError as error:
         raise ImportError(
-            "10.train_classifier grades on scikit-learn's digits: pip install scikit-learn "
-            "(make install does)"
+            "10.train_classifier grades on scikit-learn's digits, which the course's "
+            'install brings: pip install "micrograd-edu[course]" (or pip install scikit-learn)'
         ) from error
     digits = load_digits()
     draw = np.random.default_rng(rng.randrange(2**31))
