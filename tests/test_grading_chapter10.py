@@ -266,7 +266,7 @@ def test_a_nearest_neighbour_lookup_scores_nothing():
     # issue 28: it passed; the grader now runs the returned network on rows it never sends
     result = grade(CLASSIFIER, {"train_classifier": _lookup})
     assert result.score == 0
-    assert all("which the grader cannot run" in c.reason for c in result.checks)
+    assert all("which the grader does not read" in c.reason for c in result.checks)
     assert not any(c.hint for c in result.checks)
 
 
@@ -291,7 +291,7 @@ def test_a_network_without_one_output_per_class_is_told_so():
         },
     )
     assert (
-        "which the grader cannot run" in result.checks[0].reason
+        "which the grader does not read" in result.checks[0].reason
     )  # Flatten is not a layer it runs
 
 

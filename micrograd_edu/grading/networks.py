@@ -44,9 +44,10 @@ def network_problem(seen: Any, inputs: int) -> str | None:
     if not isinstance(seen, dict) or "not_a_network" in seen:
         found = seen.get("not_a_network") if isinstance(seen, dict) else describe(seen)
         return (
-            f"it returned {found!s}, which the grader cannot run: return the trained network "
-            "(an nn.Sequential of nn.Linear layers and activations, or (network, centre, "
-            "scale) when you standardised the inputs)"
+            f"it returned {found!s}, which the grader does not read: it runs the numbers of "
+            "an nn.Sequential of nn.Linear, activation, Dropout and BatchNorm1d layers itself "
+            "(a module's own forward could compute anything): return your trained layers in "
+            "one, or (network, centre, scale) when you standardised the inputs"
         )
     layers = seen.get("layers")
     if not isinstance(layers, list) or not layers:
@@ -63,6 +64,9 @@ def network_problem(seen: Any, inputs: int) -> str | None:
                     f"where {width} arrive"
                 )
             width = weight.shape[0]
+        elif layer[0] == "Scale":
+            if np.size(layer[1]) != width:
+                return f"a BatchNorm1d layer takes {np.size(layer[1])} inputs where {width} arrive"
         elif layer[0] not in _ACTIVATIONS:
             return f"it returned a layer the grader does not know ({layer[0]})"
     if "centre" in seen and (np.size(seen["centre"]) != inputs or np.size(seen["scale"]) != inputs):
@@ -81,6 +85,8 @@ def forward(seen: dict, x: np.ndarray) -> np.ndarray:
                 h = h @ np.array(params[0], dtype=float).T
                 if params[1] is not None:
                     h = h + np.array(params[1], dtype=float)
+            elif kind == "Scale":  # a BatchNorm1d as in eval()
+                h = h * np.array(params[0], dtype=float) + np.array(params[1], dtype=float)
             else:
                 h = _ACTIVATIONS[kind](h, *params)
     return h
@@ -112,4 +118,4 @@ def only_linear(seen: Any) -> bool:
     if not isinstance(layers, list) or not layers:
         return False
     kinds = {layer[0] for layer in layers if isinstance(layer, list) and layer}
-    return kinds <= {"Linear", "Identity"}
+    return kinds <= {"Linear", "Identity", "Scale"}

@@ -2,7 +2,8 @@
 
 Chapters 09 and 10 grade a training by what the trained network computes on points the
 submission never sees: the runner reads the network the student's function returned (an
-``nn.Sequential`` of ``Linear`` layers and activations, or one ``Linear``; optionally with
+``nn.Sequential`` of ``Linear`` layers, activations, ``Dropout`` and ``BatchNorm1d`` (read
+as in ``eval()``), or one ``Linear``; optionally with
 the centre and scale the inputs were standardised with) into its layers' kinds and
 numbers, and the judge runs those numbers itself (``grading/networks.py``). So a
 prediction can only come from a network: a lookup of the training rows has nothing to
@@ -51,6 +52,16 @@ def _layers(module: Any, out: list) -> str | None:
         return None
     if kind is nn.Dropout:  # a trained network is evaluated as in eval(): Dropout passes x
         out.append(["Identity"])
+        return None
+    if kind is nn.BatchNorm1d and module.track_running_stats:
+        # as in eval(): the running statistics' fixed scale and shift, entry by entry
+        scale = 1.0 / np.sqrt(np.asarray(module.running_var.data, dtype=float) + module.eps)
+        if module.affine:
+            scale = scale * np.asarray(module.weight.data, dtype=float)
+        shift = -np.asarray(module.running_mean.data, dtype=float) * scale
+        if module.has_bias:
+            shift = shift + np.asarray(module.bias.data, dtype=float)
+        out.append(["Scale", scale.tolist(), shift.tolist()])
         return None
     if kind in ACTIVATIONS:
         out.append([kind.__name__, *(float(getattr(module, a)) for a in ACTIVATIONS[kind])])
