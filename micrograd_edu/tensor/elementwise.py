@@ -292,13 +292,18 @@ def _remainder_forward(a, b):
 
 
 def _remainder_vjp(g, out, xs, needs):
-    # a % b = a - floor(a / b) * b: g for a, -floor(a / b) g for b.
+    # a % b = a - floor(a / b) * b: g for a, -floor(a / b) g for b. Recorded, the floor is
+    # an operation on a and b (with gradient 0), as in PyTorch's formula: a later pass
+    # reaches them through it (their hooks run, with 0).
     a, b = xs
     ga = unbroadcast(g, a.shape) if needs[0] else None
     gb = None
     if needs[1]:
-        with np.errstate(all="ignore"):
-            quotient = np.floor_divide(data_of(a), data_of(b))
+        if isinstance(g, np.ndarray | np.generic):
+            with np.errstate(all="ignore"):
+                quotient = np.floor_divide(a, b)
+        else:
+            quotient = a.div(b, rounding_mode="floor")
         gb = unbroadcast(-g * quotient, b.shape)
     return ga, gb
 
@@ -336,10 +341,20 @@ TIED = Op("tie", lambda value, x: value, lambda g, out, xs, needs: (g, None), sa
 
 
 def _chosen(g, mask, shape):
-    """``g`` where ``mask`` holds, 0 elsewhere, summed back to ``shape``."""
+    """``g`` where ``mask`` holds, 0 elsewhere (set, not multiplied: a nan in ``g`` stays
+    where it was chosen), summed back to ``shape`` (when given)."""
     if isinstance(g, np.ndarray | np.generic):
-        return unbroadcast(np.where(mask, g, 0.0).astype(g.dtype, copy=False), shape)
-    return unbroadcast(g.where(np.broadcast_to(mask, g.shape), 0.0), shape)
+        out = np.where(mask, g, 0.0).astype(g.dtype, copy=False)
+    else:
+        out = g.where(np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), g.shape)), 0.0)
+    return out if shape is None else unbroadcast(out, shape)
+
+
+def _chosen_between(g, other, mask):
+    """``other`` where ``mask`` holds, ``g`` elsewhere (arrays or tensors)."""
+    if isinstance(g, np.ndarray | np.generic):
+        return np.where(mask, other, g).astype(g.dtype, copy=False)
+    return other.where(np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), g.shape)), g)
 
 
 def _where_forward(a, b, condition):
@@ -407,14 +422,18 @@ def _pick(name: str, pick, loses):
         a, b = (_array(x) for x in xs)
         # PyTorch's rule, entry by entry: ties share the gradient equally, the input that
         # lost gets none, and where a nan made the comparison fail both get all of it.
+        # The loser's entries are set to 0, not multiplied by it (a nan gradient stays away).
         tie = a == b
+        half = g * 0.5
         ga = gb = None
         if needs[0]:
-            weight = np.where(tie, 0.5, np.where(loses(a, b), 0.0, 1.0)).astype(g.dtype)
-            ga = unbroadcast(g * weight, xs[0].shape)
+            ga = unbroadcast(
+                _chosen(_chosen_between(g, half, tie), ~loses(a, b), None), xs[0].shape
+            )
         if needs[1]:
-            weight = np.where(tie, 0.5, np.where(loses(b, a), 0.0, 1.0)).astype(g.dtype)
-            gb = unbroadcast(g * weight, xs[1].shape)
+            gb = unbroadcast(
+                _chosen(_chosen_between(g, half, tie), ~loses(b, a), None), xs[1].shape
+            )
         return ga, gb
 
     return Op(name, forward, vjp, lambda needs: (True, True), fresh=True)

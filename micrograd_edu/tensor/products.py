@@ -35,6 +35,10 @@ def _matmul_forward(a, b):
             f"matmul: expected both sides to have the same dtype, got {a.dtype} and {b.dtype} "
             "(PyTorch does not promote here); convert one, e.g. x.double() or x.float()"
         )
+    if a.ndim > 1 and b.ndim > 1 and a.shape[-1] == 1 == b.shape[-2]:
+        # An outer product: each entry is one product, whose sign PyTorch keeps (-0.0 where
+        # numpy's sum of one term, started at +0.0, gives 0.0; 1 / -0.0 is -inf).
+        return a * b
     try:
         return a @ b
     except ValueError:

@@ -43,12 +43,15 @@ __all__ = [
     "MEAN",
     "AMAX",
     "AMIN",
+    "MAX",
+    "MIN",
     "SELECT",
     "PROD",
     "CUMSUM",
     "LOGSUMEXP",
     "NORM",
     "ROOT",
+    "VAR",
     "expand_reduced",
 ]
 
@@ -127,7 +130,13 @@ def _nonempty(name: str, shape: tuple, axis) -> None:
             )
 
 
-def _extreme(name: str, reduce):
+def _extreme(name: str, reduce, whole: bool):
+    """``amax``/``amin`` (``whole=False``) or ``max()``/``min()`` of every entry (``whole``).
+    Tied entries share the gradient equally, as in PyTorch, whose two formulas differ where a
+    nan is involved, and so do these: ``max()`` gives the gradient to the nan entries when
+    the result is nan, and exactly 0 to the others; ``amax`` multiplies by its mask of
+    ``input == result``, so a nan result or a nan gradient reaches every entry."""
+
     def forward(a, axis, keepdims):
         _nonempty(name, a.shape, axis)
         return reduce(a, axis=axis, keepdims=keepdims)
@@ -136,17 +145,24 @@ def _extreme(name: str, reduce):
         a = xs[0]
         peak = expand_reduced(out, a.ndim, axis, keepdims)
         hit = a == peak
-        # A NaN wins a max (the result is NaN): its gradient goes to the NaN entries.
-        hit = (
-            (hit | (_isnan(a) & _isnan(peak))).astype(g.dtype)
-            if _any_nan(out)
-            else (hit.astype(g.dtype))
-        )
-        # Ties share the gradient equally (the subgradient of PyTorch's amax).
-        share = hit / hit.sum(axis=axis, keepdims=True)
-        return (share * expand_reduced(g, a.ndim, axis, keepdims),)
+        if whole and _any_nan(out):
+            hit = _isnan(a)
+        hit = hit.astype(g.dtype)
+        count = hit.sum(axis=axis, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = expand_reduced(g, a.ndim, axis, keepdims) / count
+        if not whole:
+            return (share * hit,)
+        chosen = _data(hit) != 0
+        if isinstance(g, np.ndarray | np.generic):
+            return (np.where(chosen, share, 0.0).astype(g.dtype, copy=False),)
+        return (share.expand(*a.shape).where(chosen, 0.0),)
 
     return Op(name, forward, vjp, saves_all, fresh=True, saves_out=always)
+
+
+def _data(x):
+    return x if isinstance(x, np.ndarray | np.generic) else x._data
 
 
 def _isnan(x):
@@ -158,8 +174,10 @@ def _any_nan(out) -> bool:
     return bool(np.isnan(data).any()) if data.dtype.kind == "f" else False
 
 
-AMAX = _extreme("amax", np.max)
-AMIN = _extreme("amin", np.min)
+AMAX = _extreme("amax", np.max, whole=False)
+AMIN = _extreme("amin", np.min, whole=False)
+MAX = _extreme("max", np.max, whole=True)
+MIN = _extreme("min", np.min, whole=True)
 
 
 def _select_forward(a, axis, keepdims, index):
@@ -284,6 +302,37 @@ def _norm_vjp(g, out, xs, needs, axis, keepdims):
 
 
 NORM = Op("norm", _norm_forward, _norm_vjp, saves_all, fresh=True, saves_out=always)
+
+
+def _var_forward(a, axis, correction, keepdims):
+    n = a.size if axis is None else prod(a.shape[k] for k in axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = a - np.mean(a, axis=axis, keepdims=True)
+        return np.sum(d * d, axis=axis, keepdims=keepdims) / max(n - correction, 0)
+
+
+def _var_vjp(g, out, xs, needs, axis, correction, keepdims):
+    # PyTorch's formula, 2 (x - mean) g / (n - correction), with the count of the dims that
+    # were reduced (PyTorch counts 1 for dim=[], a defect: its gradient is then off by a factor
+    # n - 1). With no degrees of freedom left, g times nan where x is its mean, inf elsewhere,
+    # constants (a second derivative through them is 0, as PyTorch's).
+    a = xs[0]
+    n = prod(a.shape) if axis is None else prod(a.shape[k] for k in axis)
+    g = expand_reduced(g, a.ndim, axis, keepdims)
+    if isinstance(g, np.ndarray | np.generic):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = a - np.mean(a, axis=axis, keepdims=True)
+            if n - correction <= 0:
+                return (g * np.where(d == 0, np.nan, np.inf),)
+            return ((2.0 / (n - correction)) * g * d,)
+    mean = a.mean() if axis is None else a.mean(dim=axis, keepdim=True)
+    if n - correction <= 0:
+        return (g * np.where((a - mean)._data == 0, np.nan, np.inf),)
+    return ((2.0 / (n - correction)) * g * (a - mean),)
+
+
+#: The variance, with Bessel's correction.
+VAR = Op("var", _var_forward, _var_vjp, saves_all, fresh=True)
 
 
 def _root_vjp(g, out, xs, needs):
@@ -444,11 +493,11 @@ class Reductions:
         """As PyTorch's: ``x.max()`` the largest entry (tied entries share the gradient);
         ``x.max(dim)``, ``x.max(dim, keepdim)`` the pair ``(values, indices)`` (the gradient
         to the chosen entry); ``x.max(other)`` the elementwise maximum with a tensor."""
-        return _max_min(self, Max, AMAX, np.argmax, type(self).maximum, args, kwargs)
+        return _max_min(self, Max, MAX, np.argmax, type(self).maximum, args, kwargs)
 
     def min(self, *args: Any, **kwargs: Any):
         """As :meth:`max`, for the minimum."""
-        return _max_min(self, Min, AMIN, np.argmin, type(self).minimum, args, kwargs)
+        return _max_min(self, Min, MIN, np.argmin, type(self).minimum, args, kwargs)
 
     def argmax(self, *args: Any, **kwargs: Any):
         """Index of the maximum entry (over all, or along ``dim``; no gradient)."""
@@ -554,5 +603,4 @@ def _variance(t: Any, name: str, args: tuple, kwargs: dict) -> Any:
             UserWarning,
             stacklevel=3,
         )
-    d = t - t.mean(dim=axes, keepdim=True) if axes else t - t.mean()
-    return (d * d).sum(dim=axes, keepdim=keepdim) / max(n - correction, 0)
+    return t._apply(VAR, t, static=(axes, correction, keepdim and t._data.ndim > 0))
