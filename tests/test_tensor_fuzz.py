@@ -19,8 +19,9 @@ import types
 
 import fuzz_ops
 import fuzz_oracle as oracle
+import numpy as np
 import pytest
-from fuzz_programs import generate, render
+from fuzz_programs import Leaf, Node, Program, Step, generate, render
 
 from micrograd_edu import RULES
 
@@ -52,6 +53,8 @@ def test_random_programs_agree_with_the_oracle():
     seed = fresh_seed()
     fixed = oracle.run(FIXED_SEED, FIXED_COUNT, name)
     fresh = oracle.run(seed, FRESH_COUNT, name)
+    if fixed.defects or fresh.defects:  # shown with -rP: where PyTorch is the one that is wrong
+        print(_report((fixed, FIXED_SEED), (fresh, seed)))
     bad = bool(fixed.failures or fixed.refused or fresh.failures or fresh.refused)
     assert not bad, _report((fixed, FIXED_SEED), (fresh, seed))
     # Programs too near a kink are skipped; most must be judged, or the check says little.
@@ -72,6 +75,36 @@ def test_without_pytorch_the_oracle_is_central_differences(monkeypatch):
 
 
 # ------------------------------------------------------------ planted defects
+
+
+def _stacked_scalars() -> Program:
+    """stack of 0-d leaves, summed, backward twice: PyTorch's .grad of the leaves share one
+    memory location (its defect in :data:`fuzz_oracle.PYTORCH_DEFECTS`), so each gets 4."""
+    leaves = [Leaf(f"x{i}", np.array(v), True) for i, v in enumerate([1.35, -0.9, -0.13])]
+    body = [
+        Node("v0", "stack([{0}, {1}, {2}], dim=-1)", ("x0", "x1", "x2")),
+        Node("s0", "{0}.sum()", ("v0",)),
+        Node("loss", "{0} * 1.0", ("s0",)),
+    ]
+    return Program(leaves, body, steps=[Step("twice")], label="stacked scalars 0")
+
+
+@pytest.mark.skipif(oracle.default_oracle() != "torch", reason="PyTorch's defects need PyTorch")
+def test_pytorch_wrong_is_told_apart_and_hides_no_planted_defect(monkeypatch):
+    from micrograd_edu.tensor import functional
+
+    p = _stacked_scalars()
+    verdict = oracle.check(p, "torch")
+    assert verdict.status == "pytorch" and "stack(0-d" in verdict.defect, verdict.mismatches
+    summary = oracle.Summary("torch", judged=1, defects=[(p, verdict)])
+    assert "PyTorch's defect (central differences side with the engine)" in summary.text()
+    # The same program with a wrong gradient in the engine's stack: a failure, not PyTorch's.
+    right = functional.STACK.vjp
+    skewed = functional.STACK._replace(
+        vjp=lambda *a: tuple(None if g is None else 1.5 * g for g in right(*a))
+    )
+    monkeypatch.setattr(functional, "STACK", skewed)
+    assert oracle.check(p, "torch").status == "fail"
 
 
 @contextlib.contextmanager
