@@ -312,3 +312,25 @@ def test_a_constant_derivative_is_tied_to_nothing(name):
     if tx is not None:
         (tg,) = _torch().autograd.grad(theirs(tx), tx, create_graph=True)
         assert not tg.requires_grad
+
+
+def _leaky_relu_hessian_with_hook(lib, x):
+    """A Hessian-vector product through leaky_relu, with a hook on x that shifts what it
+    sees: the second pass reaches x only through leaky_relu's backward (with zeros)."""
+    seen = []
+    x.register_hook(lambda g: seen.append(g.detach().clone()) or g * -1.0 - 0.5)
+    out = lib.nn.functional.leaky_relu(x, 0.2).sum()
+    (g,) = lib.autograd.grad(out, [x], create_graph=True)
+    (h,) = lib.autograd.grad((g * g).sum(), [x])
+    return [s.tolist() for s in seen], g.tolist(), h.tolist()
+
+
+def test_leaky_relus_second_derivative_reaches_its_input_with_zeros():
+    seen, g, h = _leaky_relu_hessian_with_hook(T, T.tensor([0.84, -0.3], requires_grad=True))
+    # The hook sees the slopes 1 and 0.2 and returns -slope - 0.5; in the second pass it sees
+    # the zeros leaky_relu's backward sends x (PyTorch's ``self: zeros_like(grad)``).
+    assert seen == [[1.0, 0.2], [0.0, 0.0]]
+    assert g == pytest.approx([-1.5, -0.7]) and h == [-0.5, -0.5]
+    if torch := _torch():
+        x = torch.tensor([0.84, -0.3], dtype=torch.float64, requires_grad=True)
+        assert (seen, g, h) == _leaky_relu_hessian_with_hook(torch, x)

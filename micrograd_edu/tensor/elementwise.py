@@ -330,9 +330,15 @@ def _zero_gradients(g, out, xs, needs, *static):
 #: ``div(..., rounding_mode="floor" or "trunc")``: gradient 0, as PyTorch's.
 ROUNDED_DIVIDE = Op("div", _rounded_divide, _zero_gradients, saves_none, fresh=True)
 
+def _tied_vjp(g, out, xs, needs):
+    # Zeros for x, not nothing: PyTorch's formulas of this kind (leaky_relu_backward's
+    # ``self: zeros_like(grad)``) send x a gradient of zeros, which its hooks see.
+    return g, _zero_gradients(g, out, xs, (False, needs[1]))[1]
+
+
 #: ``value`` made to depend on ``x`` with derivative 0: PyTorch's backward formulas that read
 #: an input give gradients that require grad (leaky_relu's), and so must ours.
-TIED = Op("tie", lambda value, x: value, lambda g, out, xs, needs: (g, None), saves_none)
+TIED = Op("tie", lambda value, x: value, _tied_vjp, saves_none)
 
 
 # --------------------------------------------------------------- choosing entries
