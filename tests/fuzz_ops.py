@@ -300,12 +300,16 @@ def softmax(g):
 
 def matmul(g):
     """``@`` for every rank pairing (1, 2 and 3 axes, with batch broadcasting), ``dot``,
-    ``trace``; the other operand is taken from the program when one fits."""
+    ``trace``, ``F.linear``; the other operand is taken from the program when one fits."""
     x = g.pick(lambda it: it.value.ndim >= 1) or g.fresh(g.shape(min_ndim=1))
     s = x.value.shape
     if len(s) == 2 and g.coin(0.15):
         return g.draft("{0}.trace()", [x])
     k = int(g.rng.integers(1, 4))
+    if g.coin(0.15):  # a layer: x @ w.T (+ b), the weight as nn.Linear keeps it
+        inputs = [x, g.operand((k, s[-1]))] + ([g.operand((k,))] if g.coin(0.6) else [])
+        bias = ", {2}" if len(inputs) == 3 else ""
+        return g.draft(f"F.linear({{0}}, {{1}}{bias})", inputs)
     if g.coin(0.5):  # x on the left: the other shares x's last axis
         n = s[-1]
         rank = int(g.rng.integers(1, 5))
