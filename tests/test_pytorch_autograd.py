@@ -334,3 +334,27 @@ def test_leaky_relus_second_derivative_reaches_its_input_with_zeros():
     if torch := _torch():
         x = torch.tensor([0.84, -0.3], dtype=torch.float64, requires_grad=True)
         assert (seen, g, h) == _leaky_relu_hessian_with_hook(torch, x)
+
+
+#: PyTorch 2.13's defect: var/std over ``dim=[]`` or ``dim=()`` reduce every dim, as documented,
+#: but their backward counts one entry, so the gradient is inf (and nan where multiplied by 0).
+#: torchlike gives the gradient of the same function, var() over every dim; the torchlike fuzzer
+#: lists such programs as PyTorch's defect (test_torchlike_fuzz.PYTORCH_DEFECTS).
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dim", [[], ()])
+def test_var_over_no_dims_has_the_gradient_of_var_over_every_dim(name, dim):
+    values = np.array([[-0.65, 0.16, -0.21, 0.91], [0.3, -1.2, 0.05, 0.4]])
+    x = T.tensor(values, requires_grad=True)
+    out = getattr(x, name)(dim=dim)
+    out.backward()
+    spread = getattr(np, name)
+    assert out.item() == pytest.approx(spread(values, ddof=1))
+    want = central_gradient(lambda a: spread(a, ddof=1), values)
+    np.testing.assert_allclose(x.grad.data, want, atol=1e-8)
+    if torch := _torch():
+        tx = torch.tensor(values, requires_grad=True)
+        getattr(tx, name)(dim=dim).backward()
+        assert torch.isinf(tx.grad).all(), "PyTorch's defect is gone: drop it from the fuzzer"
+        tx.grad = None
+        getattr(tx, name)().backward()
+        np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-12)
