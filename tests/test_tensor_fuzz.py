@@ -3,7 +3,10 @@
 Each run judges the 2,000 programs of a fixed seed and 200 of a seed drawn for the run against
 PyTorch in float64 where it is installed (central differences where it is not), and 150 more
 against central differences whether or not PyTorch is there. It then plants a wrong partial
-derivative in each rule of ``RULES`` in turn and requires the check to catch it. A failure
+derivative in each rule of ``RULES`` in turn, and an accumulation that aliases, and requires
+the check to catch each (``fuzz_mutants.py`` plants a wrong VJP in every other operation).
+Where PyTorch is the one that is wrong (central differences side with the engine on a defect
+of PyTorch's that ``fuzz_oracle`` names), the program is listed as such. A failure
 names each class of disagreement with a shrunk program to paste, and how to replay it::
 
     FUZZ_SEED=123 pytest tests/test_tensor_fuzz.py        # the run-dependent seed, again
@@ -195,3 +198,19 @@ def test_the_source_shown_is_the_program_that_ran():
         assert results.keys() == ran.results.keys(), p.label
         for key, value in results.items():
             assert oracle._same(value, ran.results[key], 0.0, 0.0), (p.label, key)
+
+
+def test_an_accumulation_that_aliases_is_caught(monkeypatch):
+    """``add`` declared ``fresh`` while its VJP passes the upstream gradient on: a leaf's
+    .grad then aliases an array the backward pass still writes into (issue 23's defect)."""
+    from micrograd_edu.tensor import elementwise
+
+    add = elementwise.ELEMENTWISE["add"]
+    assert not add.fresh
+    for judge in ORACLES:
+        right = [
+            p for p in (generate(7, k) for k in range(60)) if oracle.check(p, judge).status == "ok"
+        ]
+        monkeypatch.setitem(elementwise.ELEMENTWISE, "add", add._replace(fresh=True))
+        assert any(oracle.check(p, judge).status == "fail" for p in right), judge
+        monkeypatch.setitem(elementwise.ELEMENTWISE, "add", add)
