@@ -330,6 +330,7 @@ def _zero_gradients(g, out, xs, needs, *static):
 #: ``div(..., rounding_mode="floor" or "trunc")``: gradient 0, as PyTorch's.
 ROUNDED_DIVIDE = Op("div", _rounded_divide, _zero_gradients, saves_none, fresh=True)
 
+
 def _tied_vjp(g, out, xs, needs):
     # Zeros for x, not nothing: PyTorch's formulas of this kind (leaky_relu_backward's
     # ``self: zeros_like(grad)``) send x a gradient of zeros, which its hooks see.
