@@ -1,6 +1,6 @@
 """Weight initialisers, with explicit random generators.
 
-Each initialiser fills an array (or a ``Tensor``'s ``.data``) *in place* and
+Each initialiser fills an array (or a ``Tensor``) *in place* and
 returns what it was given, like ``torch.nn.init``. Randomness always comes from
 a :class:`numpy.random.Generator`: pass ``seed=`` an int (the same int gives the
 same numbers) or a ``Generator`` (so several layers can share one stream).
@@ -67,8 +67,10 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 def _array(target: Any, name: str) -> np.ndarray:
-    # an ndarray has a .data too (a memoryview), so test for it first
-    array = target if isinstance(target, np.ndarray) else getattr(target, "data", None)
+    # an array, a tensor's own array (its .data is a tensor), or another object's .data
+    array = target if isinstance(target, np.ndarray) else getattr(target, "_data", None)
+    if not isinstance(array, np.ndarray):
+        array = getattr(target, "data", None)
     if not isinstance(array, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array or a Tensor, got {type(target).__name__}")
     return array

@@ -118,6 +118,17 @@ def _numpy_pow_slope(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(b == 0, 0.0, b * a ** (b - 1))
 
 
+# d(a**b)/db = a**b · log(a), except that 0**b is 0 for every b > 0 (and 1 at b = 0): its
+# slope in b is 0 there, where out · log(a) would be 0 · (-∞) (PyTorch agrees).
+def _float_pow_log(out: float, a: float, b: float) -> float:
+    return 0.0 if a == 0 and b >= 0 else out * math.log(a)
+
+
+def _numpy_pow_log(out: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((a == 0) & (b >= 0), 0.0, out * np.log(a))
+
+
 #: Primitives on Python floats.
 MATH = SimpleNamespace(
     sin=math.sin,
@@ -135,6 +146,7 @@ MATH = SimpleNamespace(
     floor=math.floor,
     log1p=math.log1p,
     pow_slope=_float_pow_slope,
+    pow_log=_float_pow_log,
 )
 
 #: Primitives on numpy arrays (elementwise).
@@ -149,11 +161,12 @@ NUMPY = SimpleNamespace(
     sigmoid=_numpy_sigmoid,
     relu=lambda x: np.maximum(x, 0),
     abs=np.abs,
-    sign=np.sign,
+    sign=lambda x: np.nan_to_num(np.sign(x)),  # sign(nan) is 0, as in PyTorch
     step=lambda x: (x > 0).astype(x.dtype if hasattr(x, "dtype") else float),
     floor=np.floor,
     log1p=np.log1p,
     pow_slope=_numpy_pow_slope,
+    pow_log=_numpy_pow_log,
 )
 
 
@@ -186,7 +199,7 @@ RULES: dict[str, Rule] = {
             "pow",
             lambda ns, a, b: a**b,
             lambda ns, o, a, b: ns.pow_slope(a, b),
-            lambda ns, o, a, b: o * ns.log(a),
+            lambda ns, o, a, b: ns.pow_log(o, a, b),
             domain=lambda ns, a, b: ((a < 0) & (b != ns.floor(b))) | ((a == 0) & (b < 0)),
             domain_message=(
                 "a negative base needs an integer exponent, and a zero base a non-negative one"

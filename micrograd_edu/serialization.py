@@ -32,6 +32,7 @@ import numpy as np
 
 from .nn.module import Parameter
 from .tensor import Tensor
+from .tensor.dtypes import DType, dtype_of
 
 __all__ = ["save", "load"]
 
@@ -63,8 +64,8 @@ class _Writer:
             return {"kind": "int", "value": int(obj)}
         if isinstance(obj, float | np.floating):
             return {"kind": "float", "value": repr(float(obj))}
-        if isinstance(obj, np.dtype):
-            return {"kind": "dtype", "value": obj.str}
+        if isinstance(obj, np.dtype | DType):
+            return {"kind": "dtype", "value": np.dtype(obj).str}
         if isinstance(obj, dict):
             items = [
                 [self.encode(k, path), self.encode(v, f"{path}[{k!r}]")] for k, v in obj.items()
@@ -172,7 +173,7 @@ class _Reader:
         if kind == "float":
             return float(node["value"])  # repr's text: nan and inf included
         if kind == "dtype":
-            return np.dtype(node["value"])
+            return dtype_of(np.dtype(node["value"]))
         if kind in ("dict", "ordered"):
             pairs = [(_key(self.decode(k)), self.decode(v)) for k, v in node["items"]]
             return OrderedDict(pairs) if kind == "ordered" else dict(pairs)

@@ -1,11 +1,12 @@
 """Plant a wrong VJP in each operation of the tensor engine that is not a rule of ``RULES``
 (matmul, sum, indexing, softmax, ...) and report whether the random programs catch it.
 
-A script, not a test: the operations are reached through the engine's internals (any object
-of ``micrograd_edu.tensor``'s modules with a ``vjp`` function), which another engineer is
-rewriting; the rules' partials are planted through the public table by
+A script, not a test (it costs about 30 s): the operations are reached through the engine's
+internals (any object with a ``vjp`` function in ``micrograd_edu.tensor``'s modules and in
+``micrograd_edu.nn.functional``); the rules' partials are planted through the public table by
 ``test_tensor_fuzz.py``. Only programs the engine gets right are used, so a catch is the
-planted defect's.
+planted defect's. An operation whose VJP refuses (as PyTorch's does: floor division has no
+derivative) has nothing to plant; it is listed with its message.
 
     python tests/fuzz_mutants.py [--programs 400] [--oracle torch|numeric]
 """
@@ -21,6 +22,7 @@ import types
 from typing import Any
 
 import fuzz_oracle as oracle
+import numpy as np
 from fuzz_programs import generate
 
 
@@ -28,10 +30,10 @@ def operations() -> dict[types.FunctionType, list[str]]:
     """Every VJP function of the tensor package's operations, with the names of the
     operations that use it."""
     package = importlib.import_module("micrograd_edu.tensor")
+    modules = [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
     found: dict = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for value in vars(module).values():
+    for name in [*modules, "micrograd_edu.nn.functional"]:
+        for value in vars(importlib.import_module(name)).values():
             vjp = getattr(value, "vjp", None)
             vjp = getattr(vjp, "__func__", vjp)
             if isinstance(vjp, types.FunctionType) and isinstance(getattr(value, "name", 0), str):
@@ -91,9 +93,24 @@ def main(argv: list[str] | None = None) -> int:
     for vjp, names in operations().items():
         with wrong(vjp):
             hit = next((p for p in right if oracle.check(p, args.oracle).status == "fail"), None)
-        missed += hit is None
-        print(f"{'/'.join(names):28} {hit.label if hit else 'NOT CAUGHT'}")
+        refusal = None if hit else refuses(vjp)
+        missed += hit is None and refusal is None
+        shown = hit.label if hit else f"refuses: {refusal}" if refusal else "NOT CAUGHT"
+        print(f"{'/'.join(names):28} {shown}")
     return 1 if missed else 0
+
+
+def refuses(vjp: types.FunctionType) -> str | None:
+    """The message of the RuntimeError ``vjp`` raises on any gradient (the engine's refusal
+    of a derivative PyTorch does not define either), or None."""
+    x = np.ones(2)
+    try:
+        vjp(x, x, (x, x), (True, True))
+    except RuntimeError as error:
+        return str(error)[:90]
+    except Exception:
+        return None
+    return None
 
 
 if __name__ == "__main__":

@@ -233,7 +233,7 @@ def reduce(g):
                     (f"{{0}}.{word}(dim={d}{keep}).values", None),
                     (f"{{0}}.{word}(dim={d}{keep})[0]", None),
                     (f"{{0}}.{word}()", None),
-                    (f"{{0}}.{word}(axis={d})", f"{{0}}.a{word}(dim={d})"),  # numpy's way
+                    (f"{{0}}.a{word}(axis={d})", f"{{0}}.a{word}(dim={d})"),  # numpy's names
                 ]
             )
             axes = None if expr.endswith("()") else axes
@@ -300,12 +300,16 @@ def softmax(g):
 
 def matmul(g):
     """``@`` for every rank pairing (1, 2 and 3 axes, with batch broadcasting), ``dot``,
-    ``trace``; the other operand is taken from the program when one fits."""
+    ``trace``, ``F.linear``; the other operand is taken from the program when one fits."""
     x = g.pick(lambda it: it.value.ndim >= 1) or g.fresh(g.shape(min_ndim=1))
     s = x.value.shape
     if len(s) == 2 and g.coin(0.15):
         return g.draft("{0}.trace()", [x])
     k = int(g.rng.integers(1, 4))
+    if g.coin(0.15):  # a layer: x @ w.T (+ b), the weight as nn.Linear keeps it
+        inputs = [x, g.operand((k, s[-1]))] + ([g.operand((k,))] if g.coin(0.6) else [])
+        bias = ", {2}" if len(inputs) == 3 else ""
+        return g.draft(f"F.linear({{0}}, {{1}}{bias})", inputs)
     if g.coin(0.5):  # x on the left: the other shares x's last axis
         n = s[-1]
         rank = int(g.rng.integers(1, 5))
@@ -356,8 +360,7 @@ def reshape(g):
         if g.coin(0.4):
             target[int(g.rng.integers(0, len(target)))] = -1
         shown = _shape_text(target, g.coin(0.5))
-        torch = f"{{0}}.reshape({shown})" if kind == "view" else None
-        return g.draft(f"{{0}}.{kind}({shown})", [x], torch=torch)
+        return g.draft(f"{{0}}.{kind}({shown})", [x])
     if kind == "flatten":  # over two axes or more: PyTorch returns the input itself otherwise
         if nd < 2:
             return None
@@ -389,7 +392,10 @@ def reorder(g):
     x = g.pick() or g.fresh(g.shape(min_ndim=1))
     s = x.value.shape
     nd = len(s)
-    kind = g.choice(["transpose", "permute", "T", "flip", "repeat", "split", "copy"])
+    kind = g.choice(["transpose", "permute", "T", "flip", "repeat", "split", "copy", "contiguous"])
+    if kind == "contiguous":  # a copy in row-major order after a transpose, else the tensor
+        form = "{0}.mT.contiguous()" if nd >= 2 and g.coin(0.7) else "{0}.contiguous()"
+        return g.draft(form, [x])
     if kind == "transpose" and nd >= 1:
         i, j = (int(a) - (nd if g.coin(0.4) else 0) for a in g.rng.integers(0, nd, size=2))
         return g.draft(g.choice([f"{{0}}.transpose({i}, {j})", f"{{0}}.swapaxes({i}, {j})"]), [x])
@@ -452,8 +458,16 @@ def index(g):
     v = x.value
     s, nd = v.shape, v.ndim
     kind = g.choice(
-        ["basic", "basic", "list", "tensor", "pair", "mask", "compare", "mixed", "argmax"]
+        ["basic", "basic", "list", "tensor", "pair", "mask", "compare", "mixed", "argmax", "gather"]
     )
+    if kind == "gather":
+        d = int(g.rng.integers(0, nd))
+        shape = tuple(
+            int(g.rng.integers(1, n + 1)) if a != d else int(g.rng.integers(1, 4))
+            for a, n in enumerate(s)
+        )
+        i = g.const(g.rng.integers(0, s[d], size=shape).astype(np.int64), "i")
+        return g.draft(f"{{0}}.gather({d - nd if g.coin(0.4) else d}, {{1}})", [x, i])
     if kind == "basic":
         parts = [_basic_part(g, n) for n in s[: int(g.rng.integers(1, nd + 1))]]
         if g.coin(0.3):
@@ -543,6 +557,59 @@ def loss(g):
     return g.draft(f"cross_entropy({{0}}, {{1}}{extra})", inputs)
 
 
+# ---------------------------------------------------------------- piecewise constant
+
+
+def _away_from_whole(x: np.ndarray, offset: float = 0.0) -> bool:
+    """Whether every entry of ``x`` is a margin away from a whole number (plus ``offset``)."""
+    fraction = np.asarray(x, float) - offset - np.floor(np.asarray(x, float) - offset)
+    return bool(np.minimum(fraction, 1 - fraction).min() > 0.02)
+
+
+def rounding(g):
+    """round, floor, ceil, trunc (gradient 0), division rounded, and %: away from the jumps."""
+    x = g.pick() or g.fresh(g.shape())
+    kind = g.choice(["round", "floor", "ceil", "trunc", "div", "remainder"])
+    if kind in ("round", "floor", "ceil", "trunc"):
+        offset = 0.5 if kind == "round" else 0.0
+        return g.draft(f"{{0}}.{kind}()", [x], safe=lambda a: _away_from_whole(a, offset))
+    y = g.partner(x.value.shape, positive=True)
+    if np.abs(y.value).min() <= 0.2:
+        y = g.fresh(y.value.shape, positive=True)
+
+    def safe(a, b):
+        return bool(np.abs(b).min() > 0.2) and _away_from_whole(np.asarray(a) / np.asarray(b))
+
+    if kind == "div":
+        mode = g.choice(["floor", "trunc"])
+        return g.draft(f"{{0}}.div({{1}}, rounding_mode={mode!r})", [x, y], safe=safe)
+    return g.draft(g.choice(["{0} % {1}", "{0}.remainder({1})"]), [x, y], safe=safe)
+
+
+def in_graph(g):
+    """In-place changes of a tensor in the graph (its copy): written entries, a view changed,
+    an in-place arithmetic step, a leaky ReLU (whose second derivative requires grad)."""
+    x = g.pick(lambda it: it.value.ndim >= 1) or g.fresh(g.shape(min_ndim=1))
+    s = x.value.shape
+    kind = g.choice(["write", "view", "arithmetic", "leaky"])
+    if kind == "leaky":
+        slope = g.choice([0.01, 0.1, 0.2])
+        return g.draft(f"F.leaky_relu({{0}}, {slope})", [x], safe=_away_from_zero)
+    if kind == "arithmetic":
+        y = g.partner(s)
+        method = g.choice(["mul_", "add_", "sub_"])
+        extra = ", alpha=0.5" if method != "mul_" and g.coin(0.5) else ""
+        return g.draft(f"({{0}} * 1.0).{method}({{1}}{extra})", [x, y])
+    i = int(g.rng.integers(-s[0], s[0]))
+    index = g.choice([f"{i}", f"slice({max(i, 0)}, None)", f"({i}, ...)"])
+    rows = s[1:] if "slice" not in index else (s[0] - max(i, 0),) + s[1:]
+    if kind == "write":
+        value = g.operand(rows[int(g.rng.integers(0, len(rows) + 1)) :] if rows else ())
+        return g.draft(f"written({{0}} * 1.0, {index}, {{1}})", [x, value])
+    factor = g.operand(())
+    return g.draft(f"through_view({{0}} * 1.0, {index}, {{1}})", [x, factor])
+
+
 #: The families and how often each is drawn.
 FAMILIES = {
     unary: 20,
@@ -556,4 +623,6 @@ FAMILIES = {
     index: 7,
     join: 3,
     loss: 2,
+    rounding: 2,
+    in_graph: 3,
 }

@@ -4,6 +4,13 @@ The oracle is PyTorch in float64 when it is installed, else central differences
 (:mod:`fuzz_numeric`). A program is judged only where both are defined: one that comes near a
 kink or a tie in the oracle's run, or that PyTorch refuses, is counted and skipped.
 
+PyTorch has defects of its own. Where it disagrees with the engine on gradients only, central
+differences (float64) break the tie: when they agree with the engine and not with PyTorch on
+every gradient that differs, and the program shows a defect named in :data:`PYTORCH_DEFECTS`,
+the program counts as PyTorch's defect (listed in the summary), not as a failure. A planted
+wrong derivative cannot hide there: central differences read only the forward pass, and a
+wrong value is never put down to PyTorch.
+
     python tests/fuzz_oracle.py --seed 0 --count 2000      # run a batch, summarise the classes
     python tests/fuzz_oracle.py --seed 7 --index 42        # one program, shrunk, as source
     python tests/fuzz_oracle.py --oracle numeric ...       # without PyTorch
@@ -13,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
 import traceback
 import warnings
@@ -40,6 +48,13 @@ from fuzz_programs import (
 )
 
 ORACLE_NAMES = {"torch": "PyTorch", "numeric": "central differences"}
+
+#: PyTorch's defects the programs meet: a name, and a pattern its program's source shows.
+PYTORCH_DEFECTS = {
+    "stack(0-d tensors): PyTorch's backward of stack (unbind) gives the 0-d inputs views of "
+    "one memory location as gradients, and AccumulateGrad keeps them as their .grad, so a "
+    "second backward adds each input's gradient into all of them": r"stack\(\[",
+}
 PASSES = ("backward", "twice", "inputs", "grad", "second")
 
 
@@ -79,10 +94,11 @@ def _array(x: Any) -> Any:
     if isinstance(x, list):
         return [_array(i) for i in x]
     x = x.detach()
-    try:
-        return np.array(x.numpy(), copy=True)
-    except RuntimeError:  # PyTorch's zeros that own no memory (a gradient through where)
-        return np.array(x.numpy(force=True), copy=True)
+    if getattr(x, "_is_zerotensor", lambda: False)():
+        # PyTorch's zeros that own no memory (a gradient through where or stack): numpy()
+        # refuses them, and numpy(force=True) of a 0-d one crashes the process (torch 2.13).
+        return np.zeros(tuple(x.shape), dtype=str(x.dtype).removeprefix("torch."))
+    return np.array(x.numpy(), copy=True)
 
 
 def execute(p: Program, flavor: str) -> Outcome:
@@ -188,10 +204,13 @@ def show(value: Any) -> str:
 
 @dataclass
 class Verdict:
-    status: str  # "ok", "fail", "invalid" (near a kink, or the oracle refused), "unmodelled"
+    # "ok", "fail", "invalid" (near a kink, or the oracle refused), "unmodelled", or
+    # "pytorch" (PyTorch's defect, confirmed by central differences: see the module docstring)
+    status: str
     mismatches: list = field(default_factory=list)  # (key or "error", category, text)
     want: Outcome | None = None
     got: Outcome | None = None
+    defect: str = ""
 
     @property
     def kind(self) -> str:
@@ -213,7 +232,51 @@ def check(p: Program, oracle: str) -> Verdict:
         if key in got.results and not _same(w, got.results[key], *_tolerance(p, key, oracle)):
             text = f"{key}: engine {show(got.results[key])}, {ORACLE_NAMES[oracle]} {show(w)}"
             found.append((key, category(p, key), text))
+    if found and oracle == "torch" and not got.error:
+        defect = pytorch_defect(p, found, want, got)
+        if defect is not None:
+            return Verdict("pytorch", found, want, got, defect)
     return Verdict("fail" if found else "ok", found, want, got)
+
+
+def pytorch_defect(p: Program, found: list, want: Outcome, got: Outcome) -> str | None:
+    """The name of PyTorch's defect when central differences side with the engine on every
+    value that differs (and with PyTorch on none), and the program shows a named defect;
+    else None. A confirmed disagreement with no name is reported in its text."""
+    if any(kind not in ("gradient", "second") for _, kind, _ in found):
+        return None  # PyTorch's defects named here are in gradients, never in a value
+    tie = numeric(p)
+    if tie is None or tie.invalid or tie.error:
+        return None
+    for key, _, _ in found:
+        if key not in tie.results:
+            return None
+        tolerance = _tolerance(p, key, "numeric")
+        if not _same(tie.results[key], got.results[key], *tolerance):
+            return None
+        if _same(tie.results[key], want.results[key], *tolerance):
+            return None
+    source = render(p)
+    for name, pattern in PYTORCH_DEFECTS.items():
+        if re.search(pattern, source):
+            return name
+    found.append(
+        (
+            "error",
+            "unnamed",
+            "central differences agree with the engine and not with PyTorch: "
+            "if PyTorch is wrong here, name its defect in fuzz_oracle.PYTORCH_DEFECTS",
+        )
+    )
+    return None
+
+
+def _laid_out(make: Any, a: np.ndarray, ns: dict) -> Any:
+    """PyTorch's tensor of ``a``'s values, laid out in memory as ``a`` is (``from_numpy``
+    keeps the strides), so that ``view`` judges the same layout."""
+    if a.ndim and a.dtype.kind == "f" and all(s >= 0 for s in a.strides):
+        return ns["torch"].from_numpy(a)
+    return make(a.tolist())
 
 
 def refusals(p: Program) -> list[str]:
@@ -227,7 +290,7 @@ def refusals(p: Program) -> list[str]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 fn = compiled(node.torch or node.expr, len(arrays), ns)
-                fn(*[m(a.tolist()) for m, a in zip(make, arrays, strict=True)])
+                fn(*[_laid_out(m, a, ns) for m, a in zip(make, arrays, strict=True)])
         except Exception:
             continue  # PyTorch refuses too
         leaves = [Leaf(name, a) for name, a in zip(node.inputs, arrays, strict=True)]
@@ -428,6 +491,7 @@ class Summary:
     skipped: Counter = field(default_factory=Counter)  # why a program was not judged
     failures: list = field(default_factory=list)  # (program, verdict)
     refused: list = field(default_factory=list)  # snippets the engine raises on, PyTorch not
+    defects: list = field(default_factory=list)  # (program, verdict): PyTorch's, confirmed
 
     def classes(self) -> Counter:
         return Counter(v.kind for _, v in self.failures)
@@ -444,6 +508,14 @@ class Summary:
                 else ""
             )
         ]
+        named: dict = {}
+        for p, verdict in self.defects:
+            named.setdefault(verdict.defect, []).append(p.label.split()[-1])
+        for name, indices in named.items():
+            lines.append(
+                f"  PyTorch's defect (central differences side with the engine) in programs "
+                f"{', '.join(indices[:10])}: {name}"
+            )
         shown: set = set()
         for p, verdict in self.failures[:listed]:
             lines.append(f"  {p.label}: {verdict.kind}: {verdict.mismatches[0][2][:160]}")
@@ -471,6 +543,8 @@ def run(seed: int, count: int, oracle: str, summary: Summary | None = None) -> S
         summary.judged += 1
         if verdict.status == "fail":
             summary.failures.append((p, verdict))
+        elif verdict.status == "pytorch":
+            summary.defects.append((p, verdict))
         if oracle == "torch":
             summary.refused += refusals(p)
     return summary

@@ -30,17 +30,36 @@ from typing import Any
 import fuzz_ops
 import numpy as np
 
-ENGINE_HEADER = """\
+# In-place changes in a graph, as functions of a copy (the same in both libraries).
+_IN_PLACE = """
+
+def written(t, index, value):  # t[index] = value, recorded
+    t[index] = value
+    return t
+
+
+def through_view(t, index, factor):  # a view of t changed in place: t changes with it
+    t[index].mul_(factor)
+    return t
+"""
+
+ENGINE_HEADER = (
+    """\
 from micrograd_edu import no_grad
+from micrograd_edu.nn import functional as F
 from micrograd_edu.tensor import (
     Tensor, cat, concatenate, cross_entropy, matmul, maximum, minimum, mse_loss, stack, tensor,
     where,
 )
 from micrograd_edu.torchlike import autograd
 """
+    + _IN_PLACE
+)
 
-TORCH_HEADER = """\
+TORCH_HEADER = (
+    """\
 import torch
+import torch.nn.functional as F
 from torch import autograd, cat, matmul, maximum, minimum, no_grad, stack, tensor, where
 from torch.nn.functional import cross_entropy, mse_loss
 
@@ -48,6 +67,8 @@ from torch.nn.functional import cross_entropy, mse_loss
 def Tensor(data, requires_grad=False):
     return torch.tensor(data, dtype=torch.float64, requires_grad=requires_grad)
 """
+    + _IN_PLACE
+)
 
 
 def namespace(header: str) -> dict:
@@ -321,7 +342,8 @@ class Generator:
             out = compiled(draft.expr, len(args))(*args)
             value = np.array(out.numpy())
         except Exception as error:  # checked against PyTorch later: it may accept them
-            self.refused.append((node, arrays, repr(error)))
+            # The engine's own arrays: their layout in memory decides what `view` allows.
+            self.refused.append((node, [a._data for a in args], repr(error)))
             return None
         if value.dtype.kind != "f" or not _tame(value, bound) or value.size > 48:
             return None

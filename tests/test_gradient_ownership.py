@@ -578,7 +578,7 @@ def test_dual_tangents_are_numbers_of_their_own():
 
 def _fresh_cases():
     """Every operation that declares ``fresh``, with inputs (and static arguments)."""
-    from micrograd_edu.nn.functional import LINEAR
+    from micrograd_edu.nn.functional import LEAKY_RELU, LINEAR
     from micrograd_edu.tensor import elementwise as E
     from micrograd_edu.tensor import indexing as I
     from micrograd_edu.tensor import losses as L
@@ -608,14 +608,26 @@ def _fresh_cases():
         (R.MEAN, (a,), ((0,), True)),
         (R.AMAX, (a,), ((1,), False)),
         (R.AMIN, (a,), (None, False)),
+        (R.MAX, (a,), (None, False)),
+        (R.MIN, (np.array([1.0, np.nan, 0.5, np.nan]),), (None, False)),
+        (R.VAR, (a,), ((1,), 1, False)),
+        (R.VAR, (a,), (None, 0, True)),
+        (R.VAR, (a[:, :1],), ((1,), 1, False)),  # no degrees of freedom left: inf and nan
         (R.SELECT, (a,), (1, True, index)),
         (R.PROD, (a,), (1,)),
         (R.PROD, (a,), (None,)),
         (R.CUMSUM, (a,), (0,)),
         (R.LOGSUMEXP, (a,), ((1,), False)),
         (R.NORM, (a,), (None, False)),
-        (I.GETITEM, (a,), ((slice(None), 1),)),
-        (I.GETITEM, (a,), (([0, 0, 2],),)),
+        (R.ROOT, (a,), ()),
+        (I.GETITEM, (a,), (I.torch_index((slice(None), 1)),)),
+        (I.GETITEM, (a,), (I.torch_index([0, 0, 2]),)),
+        (I.GETITEM, (a,), (I.torch_index((0, [1, 1])),)),
+        (I.GATHER, (a,), (1, np.array([[0, 1], [2, 3], [1, 1]]))),
+        (E.ROUNDING, (a,), (0,)),
+        (E.ROUNDING, (a,), ("floor",)),
+        (E.ROUNDED_DIVIDE, (a, b), ("floor",)),
+        (E.ROUNDED_DIVIDE, (a, b), ("trunc",)),
         (S.REPEAT, (a,), ((2, 1),)),
         (S.REPEAT, (np.array(1.5),), ((),)),
         (E.CAST, (a,), (np.float32,)),
@@ -626,9 +638,10 @@ def _fresh_cases():
         (E.MINIMUM, (a, b), ()),
         (LINEAR, (a, m.T, np.ones(2)), ()),
         (LINEAR, (a, m.T), ()),
+        (LEAKY_RELU, (a - 1.0,), (0.1,)),
     ]
     declared = {id(v) for mod in (E, I, L, M, R, S) for v in vars(mod).values() if _fresh(v)}
-    declared |= {id(op) for op in rules} | {id(LINEAR)}
+    declared |= {id(op) for op in rules} | {id(LINEAR), id(LEAKY_RELU)}
     assert declared == {id(op) for op, _, _ in cases}, "a fresh operation has no case here"
     return cases
 

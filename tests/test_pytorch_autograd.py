@@ -197,6 +197,56 @@ def test_clamp_with_tensor_bounds_broadcasts_and_sends_each_entry_its_gradient()
                 np.testing.assert_allclose(t.grad.data, central_gradient(f, point[i]), atol=1e-6)
 
 
+#: PyTorch 2.13's defect: with two tensor bounds whose shapes broadcast with the input's to
+#: different shapes, clamp computes but its backward raises from an in-place logical_and_ in
+#: its own derivative formula. The program is valid (the same clamp with the bounds expanded
+#: to the result's shape differentiates), so torchlike computes it; the torchlike fuzzer
+#: lists such programs as PyTorch's defect (test_torchlike_fuzz.PYTORCH_DEFECTS).
+CLAMP_DEFECT = "doesn't match the broadcast shape"
+
+
+def _clamp_second_order(lib, x, low, high, weights):
+    """First derivatives (with a graph) and a Hessian-vector product of a clamp's sum."""
+    out = (x.clamp(min=low, max=high).sigmoid() * weights).sum()
+    first = lib.autograd.grad(out, [x, low, high], create_graph=True)
+    s = sum((g * g).sum() for g in first)
+    return first, lib.autograd.grad(s, [x, low, high], allow_unused=True)
+
+
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (3, 1), (1, 3, 4)), ((1, 4), (3, 1), (1, 4)), ((1, 6), (2, 1), (6,))]
+)
+def test_clamp_with_bounds_broadcasting_apart_computes_where_pytorch_raises(shapes):
+    rng = np.random.default_rng(5)
+    arrays = [rng.uniform(-1.5, 1.5, s) for s in shapes]
+    arrays[1] -= 0.5
+    arrays[2] += 0.5
+    full = np.broadcast_shapes(*shapes)
+    weights = rng.uniform(-1, 1, full)
+    x, low, high = (T.tensor(a, requires_grad=True) for a in arrays)
+    first, second = _clamp_second_order(T, x, low, high, T.tensor(weights))
+
+    def f(i, v):  # the sum as a function of input i, in numpy
+        point = [*arrays[:i], v, *arrays[i + 1 :]]
+        clamped = np.minimum(np.maximum(point[0], point[1]), point[2])
+        return np.sum(weights / (1 + np.exp(-clamped)))
+
+    for i, g in enumerate(first):
+        np.testing.assert_allclose(g.data, central_gradient(lambda v, i=i: f(i, v), arrays[i]))
+    if (torch := _torch()) is None:
+        return
+    tx, tlow, thigh = (torch.tensor(a, requires_grad=True) for a in arrays)
+    with pytest.raises(RuntimeError, match=CLAMP_DEFECT):  # still PyTorch's defect?
+        _clamp_second_order(torch, tx, tlow, thigh, torch.tensor(weights))
+    # PyTorch with the bounds expanded to the result's shape: the same function.
+    expanded = (tlow.expand(full), thigh.expand(full))
+    out = (tx.clamp(*expanded).sigmoid() * torch.tensor(weights)).sum()
+    t_first = torch.autograd.grad(out, [tx, tlow, thigh], create_graph=True)
+    t_second = torch.autograd.grad(sum((g * g).sum() for g in t_first), [tx, tlow, thigh])
+    for mine, theirs in zip(first + tuple(second), t_first + t_second, strict=True):
+        np.testing.assert_allclose(mine.data, theirs.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
 def test_clamp_ties_and_crossed_bounds_follow_pytorch():
     # x on a bound goes to x; low == high above x sends nothing; high below low wins.
     x, tx = _pair([1.0, 5.0, 3.0, 2.0, 4.0, 2.0])
@@ -262,3 +312,49 @@ def test_a_constant_derivative_is_tied_to_nothing(name):
     if tx is not None:
         (tg,) = _torch().autograd.grad(theirs(tx), tx, create_graph=True)
         assert not tg.requires_grad
+
+
+def _leaky_relu_hessian_with_hook(lib, x):
+    """A Hessian-vector product through leaky_relu, with a hook on x that shifts what it
+    sees: the second pass reaches x only through leaky_relu's backward (with zeros)."""
+    seen = []
+    x.register_hook(lambda g: seen.append(g.detach().clone()) or g * -1.0 - 0.5)
+    out = lib.nn.functional.leaky_relu(x, 0.2).sum()
+    (g,) = lib.autograd.grad(out, [x], create_graph=True)
+    (h,) = lib.autograd.grad((g * g).sum(), [x])
+    return [s.tolist() for s in seen], g.tolist(), h.tolist()
+
+
+def test_leaky_relus_second_derivative_reaches_its_input_with_zeros():
+    seen, g, h = _leaky_relu_hessian_with_hook(T, T.tensor([0.84, -0.3], requires_grad=True))
+    # The hook sees the slopes 1 and 0.2 and returns -slope - 0.5; in the second pass it sees
+    # the zeros leaky_relu's backward sends x (PyTorch's ``self: zeros_like(grad)``).
+    assert seen == [[1.0, 0.2], [0.0, 0.0]]
+    assert g == pytest.approx([-1.5, -0.7]) and h == [-0.5, -0.5]
+    if torch := _torch():
+        x = torch.tensor([0.84, -0.3], dtype=torch.float64, requires_grad=True)
+        assert (seen, g, h) == _leaky_relu_hessian_with_hook(torch, x)
+
+
+#: PyTorch 2.13's defect: var/std over ``dim=[]`` or ``dim=()`` reduce every dim, as documented,
+#: but their backward counts one entry, so the gradient is inf (and nan where multiplied by 0).
+#: torchlike gives the gradient of the same function, var() over every dim; the torchlike fuzzer
+#: lists such programs as PyTorch's defect (test_torchlike_fuzz.PYTORCH_DEFECTS).
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("dim", [[], ()])
+def test_var_over_no_dims_has_the_gradient_of_var_over_every_dim(name, dim):
+    values = np.array([[-0.65, 0.16, -0.21, 0.91], [0.3, -1.2, 0.05, 0.4]])
+    x = T.tensor(values, requires_grad=True)
+    out = getattr(x, name)(dim=dim)
+    out.backward()
+    spread = getattr(np, name)
+    assert out.item() == pytest.approx(spread(values, ddof=1))
+    want = central_gradient(lambda a: spread(a, ddof=1), values)
+    np.testing.assert_allclose(x.grad.data, want, atol=1e-8)
+    if torch := _torch():
+        tx = torch.tensor(values, requires_grad=True)
+        getattr(tx, name)(dim=dim).backward()
+        assert torch.isinf(tx.grad).all(), "PyTorch's defect is gone: drop it from the fuzzer"
+        tx.grad = None
+        getattr(tx, name)().backward()
+        np.testing.assert_allclose(x.grad.data, tx.grad.numpy(), rtol=1e-12)

@@ -3,7 +3,10 @@
 Each run judges the 2,000 programs of a fixed seed and 200 of a seed drawn for the run against
 PyTorch in float64 where it is installed (central differences where it is not), and 150 more
 against central differences whether or not PyTorch is there. It then plants a wrong partial
-derivative in each rule of ``RULES`` in turn and requires the check to catch it. A failure
+derivative in each rule of ``RULES`` in turn, and an accumulation that aliases, and requires
+the check to catch each (``fuzz_mutants.py`` plants a wrong VJP in every other operation).
+Where PyTorch is the one that is wrong (central differences side with the engine on a defect
+of PyTorch's that ``fuzz_oracle`` names), the program is listed as such. A failure
 names each class of disagreement with a shrunk program to paste, and how to replay it::
 
     FUZZ_SEED=123 pytest tests/test_tensor_fuzz.py        # the run-dependent seed, again
@@ -19,8 +22,9 @@ import types
 
 import fuzz_ops
 import fuzz_oracle as oracle
+import numpy as np
 import pytest
-from fuzz_programs import generate, render
+from fuzz_programs import Leaf, Node, Program, Step, generate, render
 
 from micrograd_edu import RULES
 
@@ -52,6 +56,8 @@ def test_random_programs_agree_with_the_oracle():
     seed = fresh_seed()
     fixed = oracle.run(FIXED_SEED, FIXED_COUNT, name)
     fresh = oracle.run(seed, FRESH_COUNT, name)
+    if fixed.defects or fresh.defects:  # shown with -rP: where PyTorch is the one that is wrong
+        print(_report((fixed, FIXED_SEED), (fresh, seed)))
     bad = bool(fixed.failures or fixed.refused or fresh.failures or fresh.refused)
     assert not bad, _report((fixed, FIXED_SEED), (fresh, seed))
     # Programs too near a kink are skipped; most must be judged, or the check says little.
@@ -72,6 +78,36 @@ def test_without_pytorch_the_oracle_is_central_differences(monkeypatch):
 
 
 # ------------------------------------------------------------ planted defects
+
+
+def _stacked_scalars() -> Program:
+    """stack of 0-d leaves, summed, backward twice: PyTorch's .grad of the leaves share one
+    memory location (its defect in :data:`fuzz_oracle.PYTORCH_DEFECTS`), so each gets 4."""
+    leaves = [Leaf(f"x{i}", np.array(v), True) for i, v in enumerate([1.35, -0.9, -0.13])]
+    body = [
+        Node("v0", "stack([{0}, {1}, {2}], dim=-1)", ("x0", "x1", "x2")),
+        Node("s0", "{0}.sum()", ("v0",)),
+        Node("loss", "{0} * 1.0", ("s0",)),
+    ]
+    return Program(leaves, body, steps=[Step("twice")], label="stacked scalars 0")
+
+
+@pytest.mark.skipif(oracle.default_oracle() != "torch", reason="PyTorch's defects need PyTorch")
+def test_pytorch_wrong_is_told_apart_and_hides_no_planted_defect(monkeypatch):
+    from micrograd_edu.tensor import functional
+
+    p = _stacked_scalars()
+    verdict = oracle.check(p, "torch")
+    assert verdict.status == "pytorch" and "stack(0-d" in verdict.defect, verdict.mismatches
+    summary = oracle.Summary("torch", judged=1, defects=[(p, verdict)])
+    assert "PyTorch's defect (central differences side with the engine)" in summary.text()
+    # The same program with a wrong gradient in the engine's stack: a failure, not PyTorch's.
+    right = functional.STACK.vjp
+    skewed = functional.STACK._replace(
+        vjp=lambda *a: tuple(None if g is None else 1.5 * g for g in right(*a))
+    )
+    monkeypatch.setattr(functional, "STACK", skewed)
+    assert oracle.check(p, "torch").status == "fail"
 
 
 @contextlib.contextmanager
@@ -162,3 +198,19 @@ def test_the_source_shown_is_the_program_that_ran():
         assert results.keys() == ran.results.keys(), p.label
         for key, value in results.items():
             assert oracle._same(value, ran.results[key], 0.0, 0.0), (p.label, key)
+
+
+def test_an_accumulation_that_aliases_is_caught(monkeypatch):
+    """``add`` declared ``fresh`` while its VJP passes the upstream gradient on: a leaf's
+    .grad then aliases an array the backward pass still writes into (issue 23's defect)."""
+    from micrograd_edu.tensor import elementwise
+
+    add = elementwise.ELEMENTWISE["add"]
+    assert not add.fresh
+    for judge in ORACLES:
+        right = [
+            p for p in (generate(7, k) for k in range(60)) if oracle.check(p, judge).status == "ok"
+        ]
+        monkeypatch.setitem(elementwise.ELEMENTWISE, "add", add._replace(fresh=True))
+        assert any(oracle.check(p, judge).status == "fail" for p in right), judge
+        monkeypatch.setitem(elementwise.ELEMENTWISE, "add", add)

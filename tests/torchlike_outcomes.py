@@ -82,7 +82,7 @@ def snapshot(obj: Any, library: Any, depth: int = 0) -> Any:
         return ("None",)
     if isinstance(obj, str):
         return ("str", obj)
-    if type(obj).__name__ in ("dtype",) or isinstance(obj, np.dtype):
+    if isinstance(obj, np.dtype | library.dtype):
         return ("dtype", dtype_name(obj))
     if isinstance(obj, dict):
         return ("dict", tuple((repr(k), snapshot(v, library, depth + 1)) for k, v in obj.items()))

@@ -75,9 +75,9 @@ class _BatchNorm(Module):
     def reset_running_stats(self) -> None:
         """Running mean 0, running variance 1, no batch seen."""
         if self.track_running_stats:
-            self.running_mean.data[...] = 0.0
-            self.running_var.data[...] = 1.0
-            self.num_batches_tracked.data[...] = 0
+            self.running_mean._data[...] = 0.0
+            self.running_var._data[...] = 1.0
+            self.num_batches_tracked._data[...] = 0
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self._dims:
@@ -93,9 +93,9 @@ class _BatchNorm(Module):
             )
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.data[...] += 1
+            self.num_batches_tracked._data[...] += 1
             if self.momentum is None:  # a plain average of the batches so far
-                factor = 1.0 / float(self.num_batches_tracked.data)
+                factor = 1.0 / float(self.num_batches_tracked._data)
         return F.batch_norm(
             x,
             self.running_mean,

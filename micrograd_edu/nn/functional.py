@@ -14,12 +14,14 @@ import numpy as np
 
 from .. import init
 from ..tensor import Tensor, apply
+from ..tensor.elementwise import TIED
 from ..tensor.modes import no_grad
 from ..tensor.operation import Op
 from .loss_functions import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cross_entropy,
+    floats_only,
     l1_loss,
     log_sigmoid,
     mse_loss,
@@ -45,6 +47,7 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "LINEAR",
+    "LEAKY_RELU",
 ]
 
 
@@ -97,9 +100,26 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _result(input, input.relu(), inplace)
 
 
+def _leaky_relu_forward(x: np.ndarray, slope: float) -> np.ndarray:
+    return np.where(x > 0, x, x * slope)
+
+
+def _leaky_relu_vjp(g: Any, out: Any, xs: tuple, needs: tuple, slope: float) -> tuple:
+    x = xs[0]
+    if isinstance(g, np.ndarray | np.generic):
+        return (np.where(x > 0, g, g * slope),)
+    # Tied to x with slope 0, as PyTorch's formula reads x: the gradient requires grad.
+    chosen = (g * slope).where(~(x._data > 0), g)
+    return (apply(TIED, chosen, x),)
+
+
+LEAKY_RELU = Op("leaky_relu", _leaky_relu_forward, _leaky_relu_vjp, fresh=True)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, ``negative_slope`` · x elsewhere."""
-    return _result(input, input.where(input > 0, input * negative_slope), inplace)
+    floats_only("leaky_relu", input)
+    return _result(input, apply(LEAKY_RELU, input, static=(float(negative_slope),)), inplace)
 
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002

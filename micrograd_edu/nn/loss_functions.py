@@ -274,9 +274,19 @@ def _probability_targets(
     return -terms.sum() / rows if input.numel() else -terms.sum() * float("nan")
 
 
+def floats_only(name: str, x: Tensor) -> None:
+    """Refuse an integer tensor where PyTorch has no integer kernel, saying what to write."""
+    if x.dtype.kind != "f":
+        raise NotImplementedError(
+            f"{name}: takes a floating-point tensor, got dtype {x.dtype} (PyTorch: not "
+            f"implemented for integers); write {name}(x.float())"
+        )
+
+
 def log_sigmoid(x: Tensor) -> Tensor:
     """log(sigmoid(x)), without overflow, with exact first and second derivatives at every x
     (each branch sees only the inputs it is used for)."""
+    floats_only("log_sigmoid", x)
     negative = x < 0
     below = where(negative, x, 0.0)
     above = where(negative, 0.0, x)

@@ -375,8 +375,8 @@ class Module:
                     f"{target}"
                 )
             for t in (*self.parameters(), *self.buffers()):
-                if t.data.dtype.kind == "f":
-                    t.data = t.data.astype(target)
+                if t._data.dtype.kind == "f":
+                    t._data = t._data.astype(target)
         return self
 
     def cpu(self) -> Module:
@@ -456,10 +456,10 @@ class Module:
             if name not in state:
                 continue
             value = state[name]
-            value = np.asarray(value.data if isinstance(value, Tensor) else value, t.data.dtype)
-            if value.shape != t.data.shape:
+            value = np.asarray(value._data if isinstance(value, Tensor) else value, t._data.dtype)
+            if value.shape != t._data.shape:
                 problems.append(
-                    f"shape mismatch for {name!r}: the model has {t.data.shape}, "
+                    f"shape mismatch for {name!r}: the model has {t._data.shape}, "
                     f"the state has {value.shape}"
                 )
             values[name] = value

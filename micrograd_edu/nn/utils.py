@@ -40,7 +40,7 @@ def clip_grad_norm_(
     norm_type = float(norm_type)
     if not params:
         return Tensor(np.array(0.0))
-    grads = [p.grad.data for p in params]
+    grads = [p.grad._data for p in params]
     if math.isinf(norm_type):
         norms = np.array([np.abs(g).max() if g.size else 0.0 for g in grads])
         total = norms.max()
@@ -54,7 +54,7 @@ def clip_grad_norm_(
         )
     scale = min(max_norm / (total + 1e-6), 1.0)
     for p in params:
-        p.grad.data[...] = p.grad.data * scale
+        p.grad._data[...] = p.grad._data * scale
     return Tensor(np.array(total, dtype=grads[0].dtype))
 
 
@@ -63,7 +63,7 @@ def clip_grad_value_(
 ) -> None:
     """Clamp every gradient entry to [−clip_value, clip_value], in place."""
     for p in _with_grads(parameters):
-        np.clip(p.grad.data, -clip_value, clip_value, out=p.grad.data)
+        np.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data)
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:

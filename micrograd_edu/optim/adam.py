@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, gradients_of, require, updated
+from .optimizer import Optimizer, array_of, gradients_of, require, updated
 
 __all__ = ["Adam", "AdamW"]
 
@@ -79,9 +79,9 @@ class Adam(Optimizer):
         those arrays (the state joins ``self.state`` at the parameter's first gradient)."""
         if index not in self._flat:
             params = group["params"]
-            dtypes = {p.data.dtype for p in params}
+            dtypes = {array_of(p).dtype for p in params}
             one_dtype = len(dtypes) == 1
-            bounds = np.cumsum([0] + [p.data.size for p in params])
+            bounds = np.cumsum([0] + [array_of(p).size for p in params])
             dtype = dtypes.pop() if one_dtype else np.float64
             count = 3 if group["amsgrad"] else 2
             flats = tuple(np.zeros(bounds[-1], dtype) for _ in range(count))
@@ -90,7 +90,10 @@ class Adam(Optimizer):
             states = [
                 {
                     "step": 0,
-                    **{k: f[s].reshape(p.data.shape) for k, f in zip(names, flats, strict=True)},
+                    **{
+                        k: f[s].reshape(array_of(p).shape)
+                        for k, f in zip(names, flats, strict=True)
+                    },
                 }
                 for p, s in zip(params, slices, strict=True)
             ]
@@ -103,7 +106,7 @@ class Adam(Optimizer):
         for index, group in enumerate(self.param_groups):
             params = group["params"]
             flats, slices, states, one_dtype = self._moments(index, group)
-            datas = [p.data for p in params]
+            datas = [array_of(p) for p in params]
             grads = gradients_of(params)
             if group["maximize"]:
                 grads = [None if g is None else -g for g in grads]

@@ -41,13 +41,14 @@ def descent_path(
     if point.shape != (2,):
         raise ValueError(f"descent_path: start must be a point (x, y), got shape {point.shape}")
     opt = optimiser([point])
-    path = [point.data.copy()]
+    path = [point.numpy(force=True).copy()]
     for _ in range(steps):
         with np.errstate(over="ignore", invalid="ignore"):  # a divergence ends the path
             opt.zero_grad()
             f(point).backward()
             opt.step()
-        if not np.all(np.isfinite(point.data)) or np.max(np.abs(point.data)) > 1e150:
+        here = point.numpy(force=True)
+        if not np.all(np.isfinite(here)) or np.max(np.abs(here)) > 1e150:
             break
-        path.append(point.data.copy())
+        path.append(here.copy())
     return np.array(path)

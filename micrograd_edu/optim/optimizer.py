@@ -5,7 +5,7 @@ An optimiser holds ``param_groups``, a list of dicts, each with its ``"params"``
 and its hyperparameters (``"lr"``, ...; what a group does not give comes from
 ``defaults``), and ``state``, a dict from parameter to that parameter's running
 values (momentum buffers, Adam's moments, step counts). ``step()`` updates each
-parameter's ``.data`` in place where it has a ``.grad``.
+parameter in place where it has a ``.grad``.
 
 Writing one is subclassing this class, as in PyTorch:
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from ..tensor.backward import bump_version
 
-__all__ = ["Optimizer", "require"]
+__all__ = ["Optimizer", "require", "array_of"]
 
 
 class Optimizer:
@@ -107,10 +107,10 @@ class Optimizer:
         params = [params] if hasattr(params, "_data") else list(params)
         seen = {id(p) for p in self.params}
         for i, p in enumerate(params):
-            if not isinstance(getattr(p, "data", None), np.ndarray):
+            if not isinstance(array_of(p), np.ndarray):
                 raise TypeError(
-                    f"{name}: parameter {i} is a {type(p).__name__}, not a Tensor whose "
-                    ".data is a numpy array"
+                    f"{name}: parameter {i} is a {type(p).__name__}, not a Tensor (or an object "
+                    "whose .data is a numpy array)"
                 )
             if not getattr(p, "is_leaf", True):
                 raise ValueError(
@@ -233,6 +233,13 @@ def updated(*params: Any) -> None:
     """Tell the engine that the ``params``' values changed in place (``backward`` then
     refuses a graph that saved the old ones)."""
     bump_version(*(p for p in params if hasattr(p, "_version")))
+
+
+def array_of(p: Any) -> Any:
+    """The numpy array an optimiser updates in place: a tensor's own (its ``.data`` is a
+    tensor, as in PyTorch), or the ``.data`` of any other object that has a numpy one."""
+    array = getattr(p, "_data", None)
+    return array if isinstance(array, np.ndarray) else getattr(p, "data", None)
 
 
 def gradients_of(params: list[Any]) -> list[np.ndarray | None]:

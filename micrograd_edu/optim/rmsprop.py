@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, gradients_of, require, updated
+from .optimizer import Optimizer, array_of, gradients_of, require, updated
 
 __all__ = ["RMSprop"]
 
@@ -78,16 +78,17 @@ class RMSprop(Optimizer):
                 if group["maximize"]:
                     g = -g
                 state = self.state[p]
+                data = array_of(p)
                 if not state:
                     state["step"] = 0
-                    state["square_avg"] = np.zeros_like(p.data)
+                    state["square_avg"] = np.zeros_like(data)
                     if momentum > 0:
-                        state["momentum_buffer"] = np.zeros_like(p.data)
+                        state["momentum_buffer"] = np.zeros_like(data)
                     if group["centered"]:
-                        state["grad_avg"] = np.zeros_like(p.data)
+                        state["grad_avg"] = np.zeros_like(data)
                 state["step"] += 1
                 if decay:
-                    g = g + decay * p.data
+                    g = g + decay * data
                 v = state["square_avg"]
                 v *= alpha
                 v += (1.0 - alpha) * g * g
@@ -102,8 +103,8 @@ class RMSprop(Optimizer):
                     buf = state["momentum_buffer"]
                     buf *= momentum
                     buf += g / scale
-                    p.data -= lr * buf
+                    data -= lr * buf
                 else:
-                    p.data -= lr * (g / scale)
+                    data -= lr * (g / scale)
                 updated(p)
         return loss

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, gradients_of, require, updated
+from .optimizer import Optimizer, array_of, gradients_of, require, updated
 
 __all__ = ["SGD"]
 
@@ -67,17 +67,18 @@ class SGD(Optimizer):
                     continue
                 if group["maximize"]:
                     g = -g
+                data = array_of(p)
                 if group["weight_decay"]:
-                    g = g + group["weight_decay"] * p.data
+                    g = g + group["weight_decay"] * data
                 if momentum:
                     state = self.state.setdefault(p, {})
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = np.array(g, dtype=p.data.dtype)
+                        buf = state["momentum_buffer"] = np.array(g, dtype=data.dtype)
                     else:
                         buf *= momentum
                         buf += (1.0 - dampening) * g if dampening else g
                     g = g + momentum * buf if group["nesterov"] else buf
-                p.data -= lr * g
+                data -= lr * g
                 updated(p)
         return loss

@@ -34,6 +34,7 @@ would change every import of it.
 from .creation import (
     arange,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
@@ -74,6 +75,7 @@ __all__ = [
     "concatenate",
     "cross_entropy",
     "empty",
+    "empty_like",
     "eye",
     "from_numpy",
     "full",

@@ -9,9 +9,18 @@ recorded tensor waits until all its consumers are done, which the order guarante
 **The order.** Every recorded tensor takes the next number of :data:`ORDER` when
 it is made, so it is always numbered after its inputs: the walk visits the pending
 tensor with the highest number first, and it has then received the gradients of
-all its consumers. In-place changes draw their *version* from the same counter
-(:func:`bump_version`), so a version above a tensor's number means it was changed
-after it was used.
+all its consumers.
+
+**In-place changes** draw their number from the same counter (:func:`bump_version`),
+noted against the memory they wrote: the array that owns it, which a tensor shares with
+its views and its ``detach()``-ed aliases (PyTorch's version counter). A change numbered
+above an operation means it came after the operation was recorded; the walk looks only
+then (one comparison per node, with nothing stored at recording time), and refuses the
+operation if its backward reads a value in that memory (``Op.saves``, ``Op.saves_out``:
+what PyTorch saves). A change recorded in a graph (``a.mul_(3)`` where ``a`` requires grad,
+see :mod:`.inplace`) gives the tensor a new place in the graph and a number above the
+operations that used its previous value; those reach the previous value through
+``_previous``, which the walk follows for them.
 
 After a pass the values the operations saved are released (unless
 ``retain_graph=True``), so a second pass through the same graph is an error,
@@ -66,6 +75,7 @@ which calls it, and makes new tensors with a tensor's own ``_leaf``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from heapq import heappop, heappush
 from itertools import count
@@ -74,7 +84,7 @@ from typing import Any
 import numpy as np
 
 from .modes import enable_grad
-from .operation import ShapeError
+from .operation import ShapeError, storage
 
 __all__ = [
     "ORDER",
@@ -82,6 +92,8 @@ __all__ = [
     "HookHandle",
     "backward",
     "bump_version",
+    "changed_since",
+    "inputs_of",
     "grad",
     "scalar_seed",
     "store_grad",
@@ -91,14 +103,51 @@ __all__ = [
 ORDER = count(1)
 _last_change = [0]  # the last number bump_version drew: nodes made after it need no check
 _ONES: dict = {}  # the gradient of a scalar with respect to itself, per dtype
+# The last change of each memory written in place: id(owner array) -> (number, weakref).
+_changed: dict[int, tuple[int, Any]] = {}
 
 
-def bump_version(*tensors: Any) -> None:
-    """Mark the ``tensors`` as changed in place: each draws a version from :data:`ORDER`, so
-    ``backward`` tells a change after a use in one comparison, with nothing stored at
-    recording time."""
+def bump_version(*tensors: Any) -> int:
+    """Note that the ``tensors`` were changed in place: each change draws a number from
+    :data:`ORDER`, noted against the memory it wrote (a tensor made by ``.data``, whose
+    ``_version`` is -1, is not tracked, as in PyTorch). Returns the last number drawn."""
+    n = 0
     for t in tensors:
-        t._version = _last_change[0] = next(ORDER)
+        n = _last_change[0] = next(ORDER)
+        if t._version >= 0:
+            owner = storage(t._data)
+            key = id(owner)
+            _changed[key] = (n, weakref.ref(owner, lambda ref, key=key: _forget(key, ref)))
+    return n
+
+
+def _forget(key: int, ref: Any) -> None:
+    entry = _changed.get(key)
+    if entry is not None and entry[1] is ref:
+        del _changed[key]
+
+
+def changed_since(array: Any, order: int) -> bool:
+    """Whether the memory of ``array`` was changed in place after operation ``order``."""
+    if not isinstance(array, np.ndarray):
+        return False
+    owner = storage(array)
+    entry = _changed.get(id(owner))
+    return entry is not None and entry[0] > order and entry[1]() is owner
+
+
+def inputs_of(node: Any) -> tuple:
+    """``node``'s inputs as they were when it was recorded: an input changed in place in a
+    graph since then stands for its new value, and its previous one is ``_previous``."""
+    order = node._order
+    if _last_change[0] < order:
+        return node.parents
+    found = []
+    for p in node.parents:
+        while p._order > order:
+            p = p._previous
+        found.append(p)
+    return tuple(found)
 
 
 class HookHandle:
@@ -251,10 +300,10 @@ def _leading_to(roots: list, caught: dict) -> set[int]:
         if id(node) not in seen:
             seen.add(id(node))
             found.append(node)
-            stack.extend(p for p in node.parents if p._fn is not None)
+            stack.extend(p for p in inputs_of(node) if p._fn is not None)
     leading: set[int] = set()
     for node in sorted(found, key=_order_of):  # inputs before the tensors made from them
-        if any(id(p) in caught or id(p) in leading for p in node.parents):
+        if any(id(p) in caught or id(p) in leading for p in inputs_of(node)):
             leading.add(id(node))
     return leading
 
@@ -295,18 +344,19 @@ def _walk(grads, pending, held, retain, create, caught, visit) -> None:
             node._saved = None
         fn = node._fn
         xs, needs, static = saved
-        order = node._order
-        if bumped > order:  # something changed in place after this node was recorded
-            _check_versions(node, order)
+        parents = node.parents
+        if bumped > node._order:  # something changed in place after this node was recorded
+            _check_versions(node, xs, needs)
+            parents = inputs_of(node)
         if create:
-            parent_grads = fn.vjp(g, node, node.parents, needs, *static)
+            parent_grads = fn.vjp(g, node, parents, needs, *static)
             fresh = False
         else:
             parent_grads = fn.vjp(g, node._data, xs, needs, *static)
             fresh = fn.fresh  # new arrays, one per input (see "Who owns a gradient array")
         # One gradient per input: the operations return that by construction, and
         # Function checks what users' backward returns (no strict=: see "Speed").
-        for parent, pg in zip(node.parents, parent_grads):  # noqa: B905
+        for parent, pg in zip(parents, parent_grads):  # noqa: B905
             if pg is None or not parent._requires_grad:
                 continue
             pdata = parent._data
@@ -341,20 +391,23 @@ def _walk(grads, pending, held, retain, create, caught, visit) -> None:
             caught[id(leaf)] = (leaf, g)
 
 
-def _check_versions(node: Any, order: int) -> None:
-    # In-place changes draw their version from the creation counter: a version above
-    # this node's number means the tensor changed after it was used here.
-    for t in (node, *node.parents):
-        if t._version > order:
-            _modified(node, t)
+def _check_versions(node: Any, xs: tuple, needs: tuple) -> None:
+    """Refuse ``node`` if a value its backward reads was changed in place since it was
+    recorded (PyTorch's check: only what the operation saved counts)."""
+    order, fn = node._order, node._fn
+    for i, (x, saved) in enumerate(zip(xs, fn.saves(needs), strict=True)):
+        if saved and changed_since(x, order):
+            _modified(node, f"input {i + 1}", np.shape(x))
+    if fn.saves_out(needs) and (node._version > order or changed_since(node._data, order)):
+        _modified(node, "the output", node._data.shape)
 
 
-def _modified(node: Any, changed: Any) -> None:
-    what = "the output" if changed is node else "an input"
+def _modified(node: Any, what: str, shape: tuple) -> None:
     raise RuntimeError(
-        f"backward: {what} of {node.grad_fn} (shape {changed.shape}) was changed in place "
-        "after it was used, so the gradient would use the new values; recompute the "
-        "forward pass after an in-place change (an optimiser step, +=, x[...] = ...)"
+        f"backward: {what} of {node.grad_fn} (shape {shape}), which its gradient needs, was "
+        "changed in place after it was used, so the gradient would use the new values; "
+        "recompute the forward pass after an in-place change (an optimiser step, +=, "
+        "x[...] = ...), or change a .clone()"
     )
 
 

@@ -66,7 +66,7 @@ def freeze(f: Callable[..., Tensor], *example_inputs: Tensor) -> FrozenFunction:
         raise TypeError(
             f"freeze: {_name(f)} must return a Tensor, it returned {type(result).__name__}"
         )
-    if result.requires_grad and result.data.size != 1:
+    if result.requires_grad and result._data.size != 1:
         raise ShapeError(
             f"freeze: {_name(f)} returned shape {result.shape}; a frozen function replays "
             "backward too, so it must return a scalar (a loss); reduce it, e.g. .sum()"

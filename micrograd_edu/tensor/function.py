@@ -24,8 +24,8 @@ diagram instead of a matmul and an add.
 >>> y.op, y.grad_fn
 ('Linear', <LinearBackward>)
 >>> y.sum().backward()
->>> w.grad.data.ravel(), b.grad
-(array([2., 2., 2.]), tensor([2.]))
+>>> w.grad.ravel(), b.grad
+(tensor([2., 2., 2.]), tensor([2.]))
 
 A ``forward`` may return a tuple of tensors; ``apply`` then returns a tuple and
 ``backward`` receives one gradient per output (zeros for an output that reached

@@ -68,12 +68,20 @@ def stack(tensors: Any, dim: int = 0, **numpy_names: Any) -> Tensor:
     return apply(STACK, *items, static=(axis,))
 
 
-def where(condition: Any, input: Any, other: Any) -> Tensor:  # noqa: A002
-    """``input`` where ``condition`` holds, ``other`` elsewhere (``torch.where``).
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    """``input`` where ``condition`` holds, ``other`` elsewhere (``torch.where``); with the
+    condition alone, the indices where it holds, one tensor per axis.
 
     >>> where(Tensor([1.0, -1.0]) > 0, Tensor([1.0, 2.0]), 0.0)
     tensor([1., 0.])
+    >>> where(tensor([[True, False], [True, True]]))
+    (tensor([0, 1, 1]), tensor([0, 0, 1]))
     """
+    if input is None and other is None:
+        found = np.nonzero(np.asarray(data_of(condition)))
+        return tuple(leaf(np.asarray(i, dtype=np.int64)) for i in found)
+    if input is None or other is None:
+        raise TypeError("where(): give the condition alone, or with both input and other")
     if not isinstance(input, Tensor):
         like = other.dtype if isinstance(other, Tensor) else np.result_type(input, other)
         input = tensor(input, dtype=like)

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .operation import Op, ShapeError, namespace_of
-from .shape import axis_of
+from .operation import Op, ShapeError, always, namespace_of, row_major, saves_none
+from .shape import axis_of, bind
 
 __all__ = ["Softmax", "SOFTMAX", "LOG_SOFTMAX", "CROSS_ENTROPY", "MSE_LOSS"]
 
@@ -31,27 +31,36 @@ __all__ = ["Softmax", "SOFTMAX", "LOG_SOFTMAX", "CROSS_ENTROPY", "MSE_LOSS"]
 def _log_softmax(a, axis):
     # Subtracting the maximum first keeps exp from overflowing; the result is
     # unchanged because softmax(a) = softmax(a - c) for any constant c.
-    shifted = a - np.max(a, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    if a.size == 0:
+        return a.copy()
+    with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, silently
+        shifted = a - np.max(a, axis=axis, keepdims=True)
+        out = shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return row_major(out)  # as PyTorch's (a view may follow)
 
 
 def _softmax(a, axis):
-    e = np.exp(a - np.max(a, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    if a.size == 0:
+        return a.copy()
+    with np.errstate(invalid="ignore", divide="ignore"):  # infinities give nan, silently
+        e = np.exp(a - np.max(a, axis=axis, keepdims=True))
+        return row_major(e / np.sum(e, axis=axis, keepdims=True))
 
 
 def _softmax_vjp(g, out, xs, needs, axis):
     return (out * (g - (g * out).sum(axis=axis, keepdims=True)),)
 
 
-SOFTMAX = Op("softmax", _softmax, _softmax_vjp, fresh=True)
+SOFTMAX = Op("softmax", _softmax, _softmax_vjp, saves_none, fresh=True, saves_out=always)
 
 
 def _log_softmax_vjp(g, out, xs, needs, axis):
     return (g - namespace_of(g).exp(out) * g.sum(axis=axis, keepdims=True),)
 
 
-LOG_SOFTMAX = Op("log_softmax", _log_softmax, _log_softmax_vjp, fresh=True)
+LOG_SOFTMAX = Op(
+    "log_softmax", _log_softmax, _log_softmax_vjp, saves_none, fresh=True, saves_out=always
+)
 
 
 def _check_targets(logits, targets):
@@ -62,7 +71,7 @@ def _check_targets(logits, targets):
     if targets.dtype.kind not in "iu":
         raise TypeError(
             f"cross_entropy: targets must be integer class indices, got dtype {targets.dtype}; "
-            "for one-hot or probability targets use -(p * x.log_softmax()).sum(...)"
+            "for one-hot or probability targets use -(p * x.log_softmax(-1)).sum(...)"
         )
     if targets.shape != logits.shape[:-1]:
         raise ShapeError(
@@ -114,7 +123,9 @@ CROSS_ENTROPY = Op(
 def _mse_forward(prediction, target):
     d = prediction - target
     square = d * d  # the same, and cheaper than d ** 2
-    return square.sum() / max(square.size, 1)
+    if square.size == 0:
+        return np.full((), np.nan, dtype=square.dtype)  # an empty mean (PyTorch: nan)
+    return square.sum() / square.size
 
 
 def _mse_vjp(g, out, xs, needs):
@@ -134,12 +145,28 @@ class Softmax:
 
     __slots__ = ()
 
-    def softmax(self, dim: int = -1, **numpy_names: Any):
+    def softmax(self, *args: Any, **kwargs: Any):
         """exp(x) / sum(exp(x)) along ``dim``, computed without overflow."""
-        axis = axis_of(numpy_names.pop("axis", dim), self._data.shape, "softmax")
-        return self._apply(SOFTMAX, self, static=(axis,))
+        return _softmax_of(self, SOFTMAX, args, kwargs)
 
-    def log_softmax(self, dim: int = -1, **numpy_names: Any):
+    def log_softmax(self, *args: Any, **kwargs: Any):
         """log(softmax(x)) along ``dim``, computed stably (no log of 0)."""
-        axis = axis_of(numpy_names.pop("axis", dim), self._data.shape, "log_softmax")
-        return self._apply(LOG_SOFTMAX, self, static=(axis,))
+        return _softmax_of(self, LOG_SOFTMAX, args, kwargs)
+
+
+def _softmax_of(t: Any, op: Op, args: tuple, kwargs: dict) -> Any:
+    spec = bind(op.name, args, kwargs, ("dim",), {"dim": None, "dtype": None})
+    if spec["dim"] is None:
+        raise TypeError(
+            f"{op.name}() missing the argument dim (PyTorch requires it): x.{op.name}(-1) "
+            "for the last axis"
+        )
+    if spec["dtype"] is not None:
+        t = t.to(spec["dtype"])
+    elif t._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{op.name}: takes a floating-point tensor, got dtype {t._data.dtype} (as in "
+            f"PyTorch); write x.float().{op.name}(dim) or pass dtype="
+        )
+    axis = axis_of(spec["dim"], t._data.shape, op.name)
+    return t._apply(op, t, static=(axis,))

@@ -42,10 +42,14 @@ __all__ = [
     "DimensionError",
     "saves_all",
     "saves_none",
+    "never",
+    "always",
     "ARRAYS",
     "TENSOR",
     "namespace_of",
     "data_of",
+    "storage",
+    "row_major",
 ]
 
 
@@ -68,12 +72,24 @@ def saves_none(needs: tuple) -> tuple:
     return (False,) * len(needs)
 
 
+def never(needs: tuple) -> bool:
+    """An op's backward does not read its result (the default :attr:`Op.saves_out`)."""
+    return False
+
+
+def always(needs: tuple) -> bool:
+    """An op's backward reads its result (``exp``'s is its result)."""
+    return True
+
+
 class Op(NamedTuple):
     """An operation the engine can record: see the module docstring.
 
     ``saves(needs)`` says which inputs the backward pass reads (one bool per
-    input): an inference tensor may be used where it is not read, as in
-    PyTorch (``inference + w`` records, ``inference * w`` cannot).
+    input), and ``saves_out(needs)`` whether it reads the result: what PyTorch saves for
+    backward, so that a value changed in place afterwards is refused where PyTorch refuses
+    it, and only there (``x + x`` saves nothing), and an inference tensor may be used where
+    it is not read (``inference + w`` records, ``inference * w`` cannot).
 
     ``fresh`` promises that ``vjp``, given arrays, returns new arrays, one per input,
     that nothing else holds (not ``g``, not a view of it, not a saved value): the
@@ -86,6 +102,7 @@ class Op(NamedTuple):
     vjp: Callable[..., tuple]
     saves: Callable[[tuple], tuple] = saves_all
     fresh: bool = False
+    saves_out: Callable[[tuple], bool] = never
 
 
 def _method(name: str) -> Callable[..., Any]:
@@ -103,8 +120,9 @@ def _pow_slope(a: Any, b: Any) -> Any:
 #: The primitives of :data:`~micrograd_edu.rules.NUMPY` as tensor methods, so a rule's
 #: partials and a generic ``vjp`` run on tensors and are recorded (``create_graph``).
 TENSOR = SimpleNamespace(
-    **{name: _method(name) for name in vars(NUMPY) if name != "pow_slope"},
+    **{name: _method(name) for name in vars(NUMPY) if name not in ("pow_slope", "pow_log")},
     pow_slope=_pow_slope,
+    pow_log=lambda out, a, b: (out * a.log()).where(~((a._data == 0) & (b._data >= 0)), 0.0),
     where=lambda condition, a, b: a.where(condition, b),
     broadcast_to=lambda x, shape: x.expand(*shape),
     flip=lambda x, axis: x.flip(axis),
@@ -135,6 +153,28 @@ def namespace_of(x: Any) -> SimpleNamespace:
     if type(x) is np.ndarray:
         return ARRAYS
     return ARRAYS if isinstance(x, np.ndarray | np.generic | float | int) else TENSOR
+
+
+def storage(array: np.ndarray) -> np.ndarray:
+    """The array that owns ``array``'s memory: itself, or the base its views share (numpy
+    keeps a view's ``base`` pointing at the owner).
+
+    >>> a = np.zeros((2, 3)); storage(a.T[0]) is storage(a)
+    True
+    """
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def row_major(array: np.ndarray) -> np.ndarray:
+    """``array`` laid out row by row (itself when it already is), 0-d arrays staying 0-d
+    (``np.ascontiguousarray`` makes them 1-d): what PyTorch's operations that copy return.
+
+    >>> row_major(np.ones((2, 3)).T).flags.c_contiguous, row_major(np.array(1.0)).shape
+    (True, ())
+    """
+    return array if array.flags.c_contiguous else np.array(array, order="C")
 
 
 def data_of(x: Any) -> Any:

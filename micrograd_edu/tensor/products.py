@@ -30,6 +30,15 @@ __all__ = ["Products", "MATMUL", "DOT", "TRACE"]
 
 
 def _matmul_forward(a, b):
+    if a.dtype is not b.dtype and a.dtype != b.dtype:
+        raise RuntimeError(
+            f"matmul: expected both sides to have the same dtype, got {a.dtype} and {b.dtype} "
+            "(PyTorch does not promote here); convert one, e.g. x.double() or x.float()"
+        )
+    if a.ndim > 1 and b.ndim > 1 and a.shape[-1] == 1 == b.shape[-2]:
+        # An outer product: each entry is one product, whose sign PyTorch keeps (-0.0 where
+        # numpy's sum of one term, started at +0.0, gives 0.0; 1 / -0.0 is -inf).
+        return a * b
     try:
         return a @ b
     except ValueError:
@@ -103,6 +112,16 @@ def _trace_vjp(g, out, xs, needs):
 TRACE = Op("trace", _trace_forward, _trace_vjp, saves_none, fresh=True)
 
 
+def _dims(name: str, a: Any, b: Any, ndim: int) -> None:
+    if a.ndim != ndim or getattr(b, "ndim", None) != ndim:
+        kind = "matrices (2-d)" if ndim == 2 else "batches of matrices (3-d)"
+        raise RuntimeError(
+            f"{name}: both arguments must be {kind}, got shapes {tuple(a.shape)} and "
+            f"{tuple(getattr(b, 'shape', ()))}; torch.matmul (or @) also takes vectors and "
+            "batches that broadcast"
+        )
+
+
 class Products:
     """The matrix products of ``Tensor`` (a mixin of
     :class:`~micrograd_edu.tensor.tensor.Tensor`, which provides ``_apply``)."""
@@ -116,6 +135,30 @@ class Products:
         return self._apply(MATMUL, other, self)
 
     matmul = __matmul__
+
+    def mm(self, other: Any):
+        """The product of two matrices (2-d only, as ``torch.mm``)."""
+        _dims("mm", self, other, 2)
+        return self._apply(MATMUL, self, other)
+
+    def bmm(self, other: Any):
+        """Batches of matrix products: (b, n, m) @ (b, m, p), the same b (``torch.bmm``)."""
+        _dims("bmm", self, other, 3)
+        if self.shape[0] != other.shape[0]:
+            raise RuntimeError(
+                "bmm: expected two 3-d tensors with the same batch size, got shapes "
+                f"{tuple(self.shape)} and {tuple(other.shape)}"
+            )
+        return self._apply(MATMUL, self, other)
+
+    def mv(self, vec: Any):
+        """A matrix times a vector (``torch.mv``)."""
+        if self.ndim != 2 or getattr(vec, "ndim", None) != 1:
+            raise RuntimeError(
+                f"mv: expects a matrix and a vector, got shapes {tuple(self.shape)} and "
+                f"{tuple(getattr(vec, 'shape', ()))}"
+            )
+        return self._apply(MATMUL, self, vec)
 
     def dot(self, other: Any):
         """Inner product of two 1-D tensors."""

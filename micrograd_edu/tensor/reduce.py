@@ -1,8 +1,11 @@
 """Reductions: sum, mean, the extremes, product, cumulative sum, log-sum-exp and the
 2-norm, each an :class:`~micrograd_edu.tensor.operation.Op` with its forward and VJP
 side by side, and :class:`Reductions`, the mixin that gives them to ``Tensor`` (with
-``var``, ``std``, ``argmax``, ``any``, ...), taking PyTorch's ``dim``/``keepdim`` as
-well as numpy's ``axis``/``keepdims``.
+``var``, ``std``, ``argmax``, ``any``, ...).
+
+They take their arguments as PyTorch's do: ``x.sum(1)``, ``x.sum(dim=(0, 1), keepdim=True)``,
+``x.max(1)`` (the values *and* their indices), with numpy's ``axis`` and ``keepdims`` as
+aliases, as PyTorch accepts them. No dims, ``dim=()`` or ``dim=[]`` reduce over every dim.
 
 ``axis`` reaches the operations normalised (a tuple of non-negative axes, or ``None``
 for all); a reduction's gradient first puts the removed axes back
@@ -13,21 +16,23 @@ array([[1., 1., 1.],
        [1., 1., 1.]])
 >>> from micrograd_edu import Tensor
 >>> x = Tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
->>> x.max(dim=1)
+>>> x.max(1)
 max(values=tensor([1., 4.], grad_fn=<SelectBackward>), indices=tensor([0, 1]))
->>> x.var(dim=0).tolist()
-[2.0, 18.0]
+>>> x.var(dim=0).tolist(), x.sum(dim=()).item()
+([2.0, 18.0], 6.0)
 """
 
 from __future__ import annotations
 
+import warnings
 from math import prod
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .operation import Op, ShapeError, namespace_of, saves_all, saves_none
-from .shape import axes_of, axis_of, reduction_args
+from .dtypes import DEFAULT_FLOAT
+from .operation import DimensionError, Op, always, namespace_of, saves_all, saves_none
+from .shape import axes_of, axis_of, bind
 
 __all__ = [
     "Reductions",
@@ -38,11 +43,15 @@ __all__ = [
     "MEAN",
     "AMAX",
     "AMIN",
+    "MAX",
+    "MIN",
     "SELECT",
     "PROD",
     "CUMSUM",
     "LOGSUMEXP",
     "NORM",
+    "ROOT",
+    "VAR",
     "expand_reduced",
 ]
 
@@ -104,27 +113,56 @@ def _mean_vjp(g, out, xs, needs, axis, keepdims):
 MEAN = Op("mean", _mean_forward, _mean_vjp, saves_none, fresh=True)
 
 
-def _extreme(name: str, reduce):
+def _nonempty(name: str, shape: tuple, axis) -> None:
+    """PyTorch's refusal to take an extreme over nothing."""
+    if axis is None:
+        if 0 in shape:
+            raise RuntimeError(
+                f"{name}(): the input of shape {shape} is empty, so it has no {name}; give a "
+                "dim whose length is not 0"
+            )
+        return
+    for a in axis:
+        if shape[a] == 0:
+            raise DimensionError(
+                f"{name}(): the reduction dim {a} has length 0 in shape {shape}, so it has no "
+                f"{name}"
+            )
+
+
+def _extreme(name: str, reduce, whole: bool):
+    """``amax``/``amin`` (``whole=False``) or ``max()``/``min()`` of every entry (``whole``).
+    Tied entries share the gradient equally, as in PyTorch, whose two formulas differ where a
+    nan is involved, and so do these: ``max()`` gives the gradient to the nan entries when
+    the result is nan, and exactly 0 to the others; ``amax`` multiplies by its mask of
+    ``input == result``, so a nan result or a nan gradient reaches every entry."""
+
     def forward(a, axis, keepdims):
-        if a.size == 0:
-            raise ShapeError(f"{name}: the input of shape {a.shape} is empty")
+        _nonempty(name, a.shape, axis)
         return reduce(a, axis=axis, keepdims=keepdims)
 
     def vjp(g, out, xs, needs, axis, keepdims):
         a = xs[0]
         peak = expand_reduced(out, a.ndim, axis, keepdims)
         hit = a == peak
-        # A NaN wins a max (the result is NaN): its gradient goes to the NaN entries.
-        hit = (
-            (hit | (_isnan(a) & _isnan(peak))).astype(g.dtype)
-            if _any_nan(out)
-            else (hit.astype(g.dtype))
-        )
-        # Ties share the gradient equally (the subgradient of PyTorch's amax).
-        share = hit / hit.sum(axis=axis, keepdims=True)
-        return (share * expand_reduced(g, a.ndim, axis, keepdims),)
+        if whole and _any_nan(out):
+            hit = _isnan(a)
+        hit = hit.astype(g.dtype)
+        count = hit.sum(axis=axis, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = expand_reduced(g, a.ndim, axis, keepdims) / count
+        if not whole:
+            return (share * hit,)
+        chosen = _data(hit) != 0
+        if isinstance(g, np.ndarray | np.generic):
+            return (np.where(chosen, share, 0.0).astype(g.dtype, copy=False),)
+        return (share.expand(*a.shape).where(chosen, 0.0),)
 
-    return Op(name, forward, vjp, saves_all, fresh=True)
+    return Op(name, forward, vjp, saves_all, fresh=True, saves_out=always)
+
+
+def _data(x):
+    return x if isinstance(x, np.ndarray | np.generic) else x._data
 
 
 def _isnan(x):
@@ -136,8 +174,10 @@ def _any_nan(out) -> bool:
     return bool(np.isnan(data).any()) if data.dtype.kind == "f" else False
 
 
-AMAX = _extreme("amax", np.max)
-AMIN = _extreme("amin", np.min)
+AMAX = _extreme("amax", np.max, whole=False)
+AMIN = _extreme("amin", np.min, whole=False)
+MAX = _extreme("max", np.max, whole=True)
+MIN = _extreme("min", np.min, whole=True)
 
 
 def _select_forward(a, axis, keepdims, index):
@@ -147,7 +187,7 @@ def _select_forward(a, axis, keepdims, index):
 
 
 def _select_vjp(g, out, xs, needs, axis, keepdims, index):
-    # max(dim=...) and min(dim=...): the whole gradient goes to the chosen entry.
+    # max(dim) and min(dim): the whole gradient goes to the chosen entry.
     a = xs[0]
     g = g if keepdims else g.reshape(index.shape)
     if isinstance(g, np.ndarray | np.generic):
@@ -169,6 +209,8 @@ def _prod_vjp(g, out, xs, needs, axis):
     if not isinstance(g, np.ndarray | np.generic):  # create_graph: a recorded product
         return (_recorded_others(a, axis) * expand_reduced(g, a.ndim, _axes(axis), False),)
     arr = a
+    if arr.size == 0:  # nothing to differentiate: a gradient of the input's (empty) shape
+        return (np.zeros(arr.shape, dtype=g.dtype),)
     moved = arr.reshape(-1) if axis is None else np.moveaxis(arr, axis, -1)
     ones = np.ones(moved.shape[:-1] + (1,), dtype=arr.dtype)
     left = np.cumprod(np.concatenate([ones, moved[..., :-1]], -1), -1)
@@ -202,7 +244,14 @@ def _recorded_others(a, axis):
     return total.reshape(a.shape)
 
 
-PROD = Op("prod", lambda a, axis: np.prod(a, axis=axis), _prod_vjp, saves_all, fresh=True)
+PROD = Op(
+    "prod",
+    lambda a, axis: np.prod(a, axis=axis),
+    _prod_vjp,
+    saves_all,
+    fresh=True,
+    saves_out=always,
+)
 
 
 def _cumsum_vjp(g, out, xs, needs, axis):
@@ -214,9 +263,13 @@ CUMSUM = Op("cumsum", lambda a, axis: np.cumsum(a, axis=axis), _cumsum_vjp, save
 
 
 def _logsumexp_forward(a, axis, keepdims):
+    if a.size == 0:  # log of an empty sum: -inf (PyTorch's)
+        with np.errstate(divide="ignore"):
+            return np.log(np.sum(np.exp(a), axis=axis, keepdims=keepdims))
     peak = np.max(a, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0.0)  # all -inf stays -inf, not nan
-    total = np.log(np.sum(np.exp(a - peak), axis=axis, keepdims=True)) + peak
+    with np.errstate(divide="ignore"):
+        total = np.log(np.sum(np.exp(a - peak), axis=axis, keepdims=True)) + peak
     return total if keepdims else np.squeeze(total, axis=axis)
 
 
@@ -227,7 +280,9 @@ def _logsumexp_vjp(g, out, xs, needs, axis, keepdims):
     return (weights * expand_reduced(g, a.ndim, axis, keepdims),)
 
 
-LOGSUMEXP = Op("logsumexp", _logsumexp_forward, _logsumexp_vjp, saves_all, fresh=True)
+LOGSUMEXP = Op(
+    "logsumexp", _logsumexp_forward, _logsumexp_vjp, saves_all, fresh=True, saves_out=always
+)
 
 
 def _norm_forward(a, axis, keepdims):
@@ -235,22 +290,66 @@ def _norm_forward(a, axis, keepdims):
 
 
 def _norm_vjp(g, out, xs, needs, axis, keepdims):
+    # PyTorch's formula, a * (g / |a|) with 0 where |a| = 0: the subgradient there, and a
+    # second derivative at 0 that is nan (0 times the infinite slope of g / |a|), as its.
     a = xs[0]
     peak = expand_reduced(out, a.ndim, axis, keepdims)
-    # a / |a|, and 0 where |a| = 0 (the subgradient PyTorch uses there).
+    g = expand_reduced(g, a.ndim, axis, keepdims)
     if type(g) is np.ndarray or isinstance(g, np.generic):
         with np.errstate(divide="ignore", invalid="ignore"):
-            direction = np.where(peak == 0, 0.0, a / peak)
-    else:
-        direction = (a / peak.where(peak != 0, 1.0)).where(peak != 0, 0.0)
-    return (direction * expand_reduced(g, a.ndim, axis, keepdims),)
+            return (a * np.where(peak == 0, 0.0, g / peak),)
+    return (a * (g / peak).where(peak != 0, 0.0),)
 
 
-NORM = Op("norm", _norm_forward, _norm_vjp, saves_all, fresh=True)
+NORM = Op("norm", _norm_forward, _norm_vjp, saves_all, fresh=True, saves_out=always)
+
+
+def _var_forward(a, axis, correction, keepdims):
+    n = a.size if axis is None else prod(a.shape[k] for k in axis)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = a - np.mean(a, axis=axis, keepdims=True)
+        return np.sum(d * d, axis=axis, keepdims=keepdims) / max(n - correction, 0)
+
+
+def _var_vjp(g, out, xs, needs, axis, correction, keepdims):
+    # PyTorch's formula, 2 (x - mean) g / (n - correction), with the count of the dims that
+    # were reduced (PyTorch counts 1 for dim=[], a defect: its gradient is then off by a factor
+    # n - 1). With no degrees of freedom left, g times nan where x is its mean, inf elsewhere,
+    # constants (a second derivative through them is 0, as PyTorch's).
+    a = xs[0]
+    n = prod(a.shape) if axis is None else prod(a.shape[k] for k in axis)
+    g = expand_reduced(g, a.ndim, axis, keepdims)
+    if isinstance(g, np.ndarray | np.generic):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = a - np.mean(a, axis=axis, keepdims=True)
+            if n - correction <= 0:
+                return (g * np.where(d == 0, np.nan, np.inf),)
+            return ((2.0 / (n - correction)) * g * d,)
+    mean = a.mean() if axis is None else a.mean(dim=axis, keepdim=True)
+    if n - correction <= 0:
+        return (g * np.where((a - mean)._data == 0, np.nan, np.inf),)
+    return ((2.0 / (n - correction)) * g * (a - mean),)
+
+
+#: The variance, with Bessel's correction.
+VAR = Op("var", _var_forward, _var_vjp, saves_all, fresh=True)
+
+
+def _root_vjp(g, out, xs, needs):
+    # d sqrt(v) = g / (2 sqrt(v)), and 0 where sqrt(v) = 0: PyTorch's std (a constant input's
+    # spread stays 0 whichever way it moves together).
+    if isinstance(g, np.ndarray | np.generic):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (np.where(out == 0, 0.0, g / (2 * out)),)
+    return ((g / (2 * out)).where(out != 0, 0.0),)
+
+
+#: std's square root of the variance.
+ROOT = Op("std", np.sqrt, _root_vjp, saves_none, fresh=True, saves_out=always)
 
 
 class MinMax(NamedTuple):
-    """What ``max(dim=...)`` and ``min(dim=...)`` return, as in PyTorch."""
+    """What ``max(dim)`` and ``min(dim)`` return, as in PyTorch."""
 
     values: Any
     indices: Any
@@ -267,42 +366,102 @@ class Min(MinMax):
     __slots__ = ()
 
 
-def _reduce(op: Op, t: Any, axis: Any, keepdims: bool, torch_names: dict) -> Any:
-    axis, keepdims = reduction_args(op.name, axis, keepdims, torch_names)
-    axes = axes_of(axis, t._data.shape, op.name)
-    return t._apply(op, t, static=(axes, keepdims and t._data.ndim > 0))
+_DIM = ("dim", "keepdim")
+_MISSING = object()
+_NO_DIM = {"dim": None, "keepdim": False}
 
 
-def _extreme(t: Any, kind: type[MinMax], whole: Op, arg: Any, axis, keepdims, torch_names):
-    """``max``/``min``: numpy's way (``axis``, ties share the gradient) or PyTorch's
-    (``dim``: values and indices, the whole gradient to the chosen entry)."""
-    if "dim" not in torch_names:
-        return _reduce(whole, t, axis, keepdims, torch_names)
+def _dims(t: Any, dim: Any, name: str) -> tuple[int, ...] | None:
+    """The axes a reduction takes: ``None`` for every axis (no dim, or an empty list of
+    dims, as in PyTorch), else a sorted tuple."""
+    if dim is not None and not isinstance(dim, int | np.integer) and len(dim) == 0:
+        return None
+    return axes_of(dim, t._data.shape, name)
+
+
+def _float_only(t: Any, name: str, fix: str) -> None:
+    if t._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"{name}(): takes a floating-point tensor, got dtype {t._data.dtype} (as in "
+            f"PyTorch); {fix}"
+        )
+
+
+def _reduce(op: Op, t: Any, args: tuple, kwargs: dict, extra: dict | None = None) -> Any:
+    spec = bind(op.name, args, kwargs, _DIM, {**_NO_DIM, **(extra or {})})
+    if spec.get("dtype") is not None:
+        t = t.to(spec["dtype"])
+    axes = _dims(t, spec["dim"], op.name)
+    return t._apply(op, t, static=(axes, bool(spec["keepdim"]) and t._data.ndim > 0))
+
+
+def _max_min(t: Any, kind: type[MinMax], whole: Op, find: Any, pair: Any, args, kwargs):
+    """``max``/``min`` as PyTorch's: of every entry (ties share the gradient), ``(values,
+    indices)`` along a dim (the gradient to the chosen entry), or elementwise with a tensor."""
     name = kind.__name__.lower()
-    axis, keepdims = reduction_args(name, axis, keepdims, torch_names)
-    at = axis_of(axis, t._data.ndim, name)
+    if args and hasattr(args[0], "_data") or "other" in kwargs:
+        other = args[0] if args else kwargs.pop("other")
+        if len(args) > 1 or kwargs:
+            raise TypeError(f"{name}(other): takes no other argument with a tensor")
+        return pair(t, other)
+    spec = bind(name, args, kwargs, _DIM, _NO_DIM)
+    if spec["dim"] is None:
+        if "keepdim" in kwargs or len(args) > 1:
+            raise TypeError(f"{name}(): keepdim needs a dim")
+        _nonempty(name, t._data.shape, None)
+        return t._apply(whole, t, static=(None, False))
+    dim = spec["dim"]
+    if not isinstance(dim, int | np.integer) and not hasattr(dim, "__index__"):
+        raise TypeError(
+            f"{name}(dim): dim must be an int, got {type(dim).__name__} {dim!r}; for the "
+            f"{name} over several dims use amax/amin (which give no indices)"
+        )
+    keepdim = bool(spec["keepdim"])
+    at = axis_of(dim, t._data.shape, name)
     if t._data.ndim == 0:
         return kind(t.clone(), t._leaf(np.array(0)))
-    index = arg(t._data, axis=at, keepdims=True)
-    values = t._apply(SELECT, t, static=(at, bool(keepdims), index))
-    return kind(values, t._leaf(index if keepdims else index.squeeze(at)))
+    _nonempty(name, t._data.shape, (at,))
+    index = find(t._data, axis=at, keepdims=True)
+    values = t._apply(SELECT, t, static=(at, keepdim, index))
+    return kind(values, t._leaf(index if keepdim else index.squeeze(at)))
 
 
-def _arg(t: Any, name: str, find: Any, axis: Any, keepdims: bool, torch_names: dict) -> Any:
-    axis, keepdims = reduction_args(name, axis, keepdims, torch_names)
-    if axis is None:
+def _arg(t: Any, name: str, find: Any, args: tuple, kwargs: dict) -> Any:
+    spec = bind(name, args, kwargs, _DIM, _NO_DIM)
+    dim, keepdim = spec["dim"], bool(spec["keepdim"])
+    if dim is None:
+        _nonempty(name, t._data.shape, None)
         index = find(t._data.reshape(-1))
-        return t._leaf(np.array(index).reshape((1,) * t._data.ndim if keepdims else ()))
-    at = axis_of(axis, t._data.ndim, name)
+        return t._leaf(np.array(index).reshape((1,) * t._data.ndim if keepdim else ()))
+    if not isinstance(dim, int | np.integer) and not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): dim must be an int, got {type(dim).__name__} {dim!r}")
+    at = axis_of(dim, t._data.ndim, name)
     if t._data.ndim == 0:
         return t._leaf(np.array(0))
-    return t._leaf(find(t._data, axis=at, keepdims=bool(keepdims)))
+    _nonempty(name, t._data.shape, (at,))
+    return t._leaf(find(t._data, axis=at, keepdims=keepdim))
 
 
-def _logical(t: Any, name: str, reduce: Any, dim: Any, keepdim: bool, numpy_names: dict) -> Any:
-    numpy_names.pop("out", None)  # numpy's np.any(t) passes out=None
-    axis, keepdim = reduction_args(name, numpy_names.pop("axis", dim), keepdim, numpy_names)
-    return t._leaf(reduce(t._data, axis=axes_of(axis, t._data.ndim, name), keepdims=keepdim))
+def _logical(t: Any, name: str, reduce: Any, args: tuple, kwargs: dict) -> Any:
+    spec = bind(name, args, kwargs, _DIM, _NO_DIM)
+    axes = axes_of(spec["dim"], t._data.ndim, name)  # dim=(): nothing reduced, as in PyTorch
+    return t._leaf(reduce(t._data, axis=axes, keepdims=bool(spec["keepdim"])))
+
+
+def _correction(name: str, args: tuple, kwargs: dict) -> tuple[Any, int, bool]:
+    """var/std's arguments in PyTorch's forms: ``(dim, unbiased, keepdim)`` positional,
+    ``unbiased=`` or ``correction=`` by keyword, or ``x.var(False)`` (unbiased)."""
+    if args and isinstance(args[0], bool):
+        args = (None, *args)
+    names = ("dim", "unbiased", "keepdim")
+    defaults = {"dim": None, "unbiased": None, "keepdim": False, "correction": None}
+    spec = bind(name, args, kwargs, names, defaults)
+    if spec["unbiased"] is not None and spec["correction"] is not None:
+        raise TypeError(f"{name}(): give unbiased= or correction=, not both")
+    correction = spec["correction"]
+    if correction is None:
+        correction = 1 if spec["unbiased"] in (None, True) else 0
+    return spec["dim"], correction, bool(spec["keepdim"])
 
 
 class Reductions:
@@ -311,103 +470,137 @@ class Reductions:
 
     __slots__ = ()
 
-    def sum(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        """Sum over ``axis`` (an int, a tuple, or all). ``dim``/``keepdim`` work too."""
-        return _reduce(SUM, self, axis, keepdims, torch_names)
+    def sum(self, *args: Any, **kwargs: Any):
+        """Sum over ``dim`` (an int, several, or all); integers and bools sum to int64."""
+        return _reduce(SUM, self, args, kwargs, {"dtype": None})
 
-    def mean(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        """Mean over ``axis`` (an int, a tuple, or all); an empty mean is nan, as in PyTorch."""
-        return _reduce(MEAN, self, axis, keepdims, torch_names)
+    def mean(self, *args: Any, **kwargs: Any):
+        """Mean over ``dim`` (an int, several, or all); an empty mean is nan, as in PyTorch.
+        A floating-point tensor only (or give ``dtype=``)."""
+        if kwargs.get("dtype") is None:
+            _float_only(self, "mean", "write x.float().mean() or x.mean(dtype=torch.float64)")
+        return _reduce(MEAN, self, args, kwargs, {"dtype": None})
 
-    def amax(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        """Largest entry over ``axis``; tied entries share the gradient equally."""
-        return _reduce(AMAX, self, axis, keepdims, torch_names)
+    def amax(self, *args: Any, **kwargs: Any):
+        """Largest entry over ``dim``; tied entries share the gradient equally."""
+        return _reduce(AMAX, self, args, kwargs)
 
-    def amin(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        """Smallest entry over ``axis``; tied entries share the gradient equally."""
-        return _reduce(AMIN, self, axis, keepdims, torch_names)
+    def amin(self, *args: Any, **kwargs: Any):
+        """Smallest entry over ``dim``; tied entries share the gradient equally."""
+        return _reduce(AMIN, self, args, kwargs)
 
-    def max(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
-        """With ``axis`` (numpy's way) or none: the maximum as a tensor, ties sharing the
-        gradient. With ``dim`` (PyTorch's way): ``(values, indices)``, the whole gradient
-        going to the chosen entry."""
-        return _extreme(self, Max, AMAX, np.argmax, axis, keepdims, torch_names)
+    def max(self, *args: Any, **kwargs: Any):
+        """As PyTorch's: ``x.max()`` the largest entry (tied entries share the gradient);
+        ``x.max(dim)``, ``x.max(dim, keepdim)`` the pair ``(values, indices)`` (the gradient
+        to the chosen entry); ``x.max(other)`` the elementwise maximum with a tensor."""
+        return _max_min(self, Max, MAX, np.argmax, type(self).maximum, args, kwargs)
 
-    def min(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
+    def min(self, *args: Any, **kwargs: Any):
         """As :meth:`max`, for the minimum."""
-        return _extreme(self, Min, AMIN, np.argmin, axis, keepdims, torch_names)
+        return _max_min(self, Min, MIN, np.argmin, type(self).minimum, args, kwargs)
 
-    def argmax(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
+    def argmax(self, *args: Any, **kwargs: Any):
         """Index of the maximum entry (over all, or along ``dim``; no gradient)."""
-        return _arg(self, "argmax", np.argmax, axis, keepdims, torch_names)
+        return _arg(self, "argmax", np.argmax, args, kwargs)
 
-    def argmin(self, axis: Any = None, keepdims: bool = False, **torch_names: Any):
+    def argmin(self, *args: Any, **kwargs: Any):
         """Index of the minimum entry (over all, or along ``dim``; no gradient)."""
-        return _arg(self, "argmin", np.argmin, axis, keepdims, torch_names)
+        return _arg(self, "argmin", np.argmin, args, kwargs)
 
-    def prod(self, dim: Any = None, keepdim: bool = False, **numpy_names: Any):
+    def prod(self, *args: Any, **kwargs: Any):
         """The product of the entries (over all, or along one ``dim``)."""
-        axis, keepdim = reduction_args("prod", numpy_names.pop("axis", dim), keepdim, numpy_names)
-        if axis is None:
-            return self._apply(PROD, self, static=(None,))
-        ndim = self._data.ndim
-        at = axis_of(axis, self._data.shape, "prod")
-        out = self._apply(PROD, self, static=(at if ndim else None,))
+        spec = bind("prod", args, kwargs, _DIM, {**_NO_DIM, "dtype": None})
+        t = self if spec["dtype"] is None else self.to(spec["dtype"])
+        dim, keepdim = spec["dim"], bool(spec["keepdim"])
+        if dim is None:
+            return t._apply(PROD, t, static=(None,))
+        if not isinstance(dim, int | np.integer) and not hasattr(dim, "__index__"):
+            raise TypeError(f"prod(): dim must be an int, got {type(dim).__name__} {dim!r}")
+        ndim = t._data.ndim
+        at = axis_of(dim, t._data.shape, "prod")
+        out = t._apply(PROD, t, static=(at if ndim else None,))
         return out.unsqueeze(at) if keepdim and ndim else out
 
-    def cumsum(self, dim: int, **numpy_names: Any):
+    def cumsum(self, *args: Any, **kwargs: Any):
         """Running sums along ``dim``."""
-        dim = numpy_names.pop("axis", dim)
-        if self._data.ndim == 0:
-            return self.clone()
-        return self._apply(CUMSUM, self, static=(axis_of(dim, self._data.shape, "cumsum"),))
+        spec = bind("cumsum", args, kwargs, ("dim",), {"dim": None, "dtype": None})
+        t = self if spec["dtype"] is None else self.to(spec["dtype"])
+        if spec["dim"] is None:
+            raise TypeError("cumsum(): missing the argument dim")
+        if t._data.ndim == 0:
+            axis_of(spec["dim"], 0, "cumsum")
+            return t.clone()
+        return t._apply(CUMSUM, t, static=(axis_of(spec["dim"], t._data.shape, "cumsum"),))
 
-    def logsumexp(self, dim: Any, keepdim: bool = False, **numpy_names: Any):
-        """log(sum(exp(x))) along ``dim``, computed without overflow."""
-        return _reduce(LOGSUMEXP, self, numpy_names.pop("axis", dim), keepdim, numpy_names)
+    def logsumexp(self, *args: Any, **kwargs: Any):
+        """log(sum(exp(x))) along ``dim`` (required), computed without overflow."""
+        spec = bind("logsumexp", args, kwargs, _DIM, {"dim": _MISSING, "keepdim": False})
+        dim = spec["dim"]
+        if dim is _MISSING:
+            raise TypeError("logsumexp(): missing the argument dim (PyTorch requires it)")
+        empty = dim is None or not isinstance(dim, int | np.integer) and len(dim) == 0
+        if empty and self._data.ndim:
+            raise RuntimeError(
+                f"logsumexp(): give the dims to reduce, got {dim!r} (PyTorch refuses it too); "
+                "x.logsumexp(dim=tuple(range(x.dim()))) reduces them all"
+            )
+        t = self if self._data.dtype.kind == "f" else self.to(DEFAULT_FLOAT)
+        return _reduce(
+            LOGSUMEXP, t, (), {"dim": None if empty else dim, "keepdim": spec["keepdim"]}
+        )
 
-    def norm(self, p: Any = 2, dim: Any = None, keepdim: bool = False):
-        """The vector p-norm over ``dim`` (all by default): p = 2, 1 or ``inf``."""
-        if p in (2, "fro"):
-            return _reduce(NORM, self, dim, keepdim, {})
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None):
+        """The vector p-norm over ``dim`` (all by default): p = 2 (``"fro"``), 1, ``inf``,
+        ``-inf``, 0 (the count of non-zero entries) or any other number."""
+        _float_only(self, "norm", "write x.float().norm()")
+        t = self if dtype is None else self.to(dtype)
+        if p is None or p in (2, "fro"):
+            return _reduce(NORM, t, (), {"dim": dim, "keepdim": keepdim})
+        if isinstance(p, str):
+            raise ValueError(f"norm: p must be a number or 'fro', got {p!r}")
+        axes = _dims(t, dim, "norm")
         if p == 1:
-            return self.abs().sum(dim=dim, keepdim=keepdim)
-        if p in (np.inf, float("inf"), "inf"):
-            return self.abs().amax(dim=dim, keepdim=keepdim)
-        raise ValueError(f"norm: p must be 2, 1 or inf, got {p!r}")
+            return t.abs().sum(dim=axes, keepdim=keepdim)
+        if p == np.inf:
+            return t.abs().amax(dim=axes, keepdim=keepdim)
+        if p == -np.inf:
+            return t.abs().amin(dim=axes, keepdim=keepdim)
+        if p == 0:
+            return (t != 0).to(t._data.dtype).sum(dim=axes, keepdim=keepdim)
+        return (t.abs() ** p).sum(dim=axes, keepdim=keepdim) ** (1.0 / p)
 
-    def var(
-        self,
-        dim: Any = None,
-        *,
-        correction: int = 1,
-        keepdim: bool = False,
-        unbiased: bool | None = None,
-    ):
-        """Variance over ``dim`` with Bessel's ``correction`` (1: divide by n - 1)."""
-        if unbiased is not None:
-            correction = int(unbiased)
-        shape = self._data.shape
-        axes = axes_of(dim, shape, "var")
-        n = self._data.size if axes is None else prod(shape[a] for a in axes)
-        d = self - self.mean(dim=axes, keepdim=True) if axes else self - self.mean()
-        return (d * d).sum(dim=axes, keepdim=keepdim) / max(n - correction, 0)
+    def var(self, *args: Any, **kwargs: Any):
+        """Variance over ``dim`` with Bessel's ``correction`` (1, unbiased: divide by n - 1;
+        ``unbiased=False`` or ``correction=0``: by n). Too few entries give nan or inf, with
+        PyTorch's warning."""
+        return _variance(self, "var", args, kwargs)
 
-    def std(
-        self,
-        dim: Any = None,
-        *,
-        correction: int = 1,
-        keepdim: bool = False,
-        unbiased: bool | None = None,
-    ):
-        """Standard deviation over ``dim`` (the square root of :meth:`var`)."""
-        return self.var(dim, correction=correction, keepdim=keepdim, unbiased=unbiased).sqrt()
+    def std(self, *args: Any, **kwargs: Any):
+        """Standard deviation over ``dim`` (the square root of :meth:`var`; where it is 0 its
+        gradient is 0, PyTorch's subgradient)."""
+        variance = _variance(self, "std", args, kwargs)
+        return variance._apply(ROOT, variance)
 
-    def any(self, dim: Any = None, keepdim: bool = False, **numpy_names: Any):
+    def any(self, *args: Any, **kwargs: Any):
         """Whether some entry is non-zero (over all, or along ``dim``); no gradient."""
-        return _logical(self, "any", np.any, dim, keepdim, numpy_names)
+        return _logical(self, "any", np.any, args, kwargs)
 
-    def all(self, dim: Any = None, keepdim: bool = False, **numpy_names: Any):
+    def all(self, *args: Any, **kwargs: Any):
         """Whether every entry is non-zero (over all, or along ``dim``); no gradient."""
-        return _logical(self, "all", np.all, dim, keepdim, numpy_names)
+        return _logical(self, "all", np.all, args, kwargs)
+
+
+def _variance(t: Any, name: str, args: tuple, kwargs: dict) -> Any:
+    _float_only(t, name, "write x.float()." + name + "()")
+    dim, correction, keepdim = _correction(name, args, kwargs)
+    shape = t._data.shape
+    axes = _dims(t, dim, name)
+    n = t._data.size if axes is None else prod(shape[a] for a in axes)
+    if n - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+            "the reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return t._apply(VAR, t, static=(axes, correction, keepdim and t._data.ndim > 0))

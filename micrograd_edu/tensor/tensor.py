@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 
 from . import backward as autograd
-from .backward import ORDER, BackwardFunction, HookHandle, bump_version
-from .elementwise import ELEMENTWISE, Elementwise, as_dtype, elementwise
+from .backward import ORDER, BackwardFunction, HookHandle
+from .dtypes import DType, as_dtype, dtype_of, number_array, result_type
+from .elementwise import ELEMENTWISE, Elementwise, elementwise
 from .indexing import Indexing
 from .inplace import InPlace
 from .losses import Softmax
@@ -64,6 +65,8 @@ def as_array(data: Any, dtype: Any, infer: bool, op: str) -> np.ndarray:
     array keeps its dtype, other floats becoming float64."""
     if hasattr(data, "_data") and hasattr(data, "_requires_grad"):  # a Tensor
         data = data._data
+    elif isinstance(data, list | tuple) and any(hasattr(v, "_data") for v in data):
+        data = [getattr(v, "_data", v) for v in data]  # a list of 0-d tensors
     if data is None:
         raise TypeError(f"{op}: could not make a tensor from None; give numbers or an array")
     try:
@@ -189,15 +192,17 @@ def _refuse_inference(op: Op, inputs: tuple, needs: tuple) -> None:
 
 
 def _constants(op: Op, inputs: tuple) -> tuple[Tensor, ...]:
-    """Wrap the numbers and arrays among ``inputs`` as constant tensors. A
-    number takes the float dtype of the tensors, so ``x32 * 2`` stays float32."""
-    like = next((x._data.dtype for x in inputs if isinstance(x, Tensor)), None)
+    """Wrap the numbers and arrays among ``inputs`` as constant tensors. A Python number
+    takes the dtype of the tensors when its kind is not above theirs, as in PyTorch:
+    ``x32 * 2`` stays float32, ``i32 + 1`` int32 (see :mod:`.dtypes`)."""
+    tensors = [x._data for x in inputs if isinstance(x, Tensor)]
+    like = result_type(*tensors) if tensors else None
     out = []
     for x in inputs:
         if isinstance(x, Tensor):
             out.append(x)
-        elif _is_number(x) and like is not None and like.kind == "f":
-            out.append(leaf(np.array(x, dtype=like)))
+        elif isinstance(x, numbers.Number) and not isinstance(x, np.generic | complex):
+            out.append(leaf(number_array(x, like)))
         elif isinstance(x, numbers.Number | np.ndarray | np.generic | list | tuple):
             array = np.asarray(x)
             if array.dtype.kind not in "fiub":
@@ -216,10 +221,6 @@ def _not_a_tensor(op: Op, x: Any) -> str:
     )
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
-
-
 class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPlace):
     """An n-dimensional array with reverse-mode automatic differentiation,
     named and behaving like ``torch.Tensor``.
@@ -229,12 +230,10 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
     their dtype, and :func:`~micrograd_edu.tensor` infers one (a list of ints gives
     int64, usable as class labels and as an index). ``dtype=`` chooses.
 
-    ``.data`` is the numpy array itself (as micrograd's ``Value.data`` is the
-    number; PyTorch's ``.data`` is a detached tensor: use :meth:`detach` for that),
-    and ``.grad`` is a tensor, as in PyTorch. An operation outside its domain
-    (``log`` of 0, ...) raises :class:`~micrograd_edu.DomainError` naming the
-    operation and the first bad entry, instead of returning NaN that would surface
-    far downstream.
+    ``.data`` is the entries as a tensor outside the graph (sharing memory, as PyTorch's),
+    ``.numpy()`` the numpy array, and ``.grad`` a tensor, as in PyTorch. An operation
+    outside its domain gives inf or nan (``log`` of 0 is ``-inf``), as in numpy and
+    PyTorch (see :mod:`.elementwise`).
 
     >>> w = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     >>> x = Tensor([1.0, 1.0])
@@ -259,6 +258,8 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
         "_inference",
         "_version",
         "_hooks",
+        "_view",
+        "_previous",
         "__weakref__",
     )
 
@@ -273,16 +274,20 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
     # ------------------------------------------------------ data, grad, flags
 
     @property
-    def data(self) -> np.ndarray:
-        """The numpy array of the entries (shared, not copied). Assigning replaces it."""
+    def data(self) -> Tensor:
+        """The entries as a tensor outside the graph, sharing memory (PyTorch's ``.data``):
+        ``p.data -= lr * p.grad`` changes ``p``. Its in-place changes are not tracked for
+        ``backward`` (PyTorch's rule; :meth:`detach` gives an alias that is). ``.numpy()``
+        is the numpy array. Assigning replaces the entries' array."""
         if STATE.tape is not None:
             traced_read(".data")
-        return self._data
+        out = leaf(self._data)
+        out._version = -1
+        return out
 
     @data.setter
     def data(self, value: Any) -> None:
         self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
-        bump_version(self)
 
     @property
     def grad(self) -> Tensor | None:
@@ -322,7 +327,13 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
 
     shape = property(lambda self: self._data.shape, doc="The tuple of axis lengths.")
     ndim = property(lambda self: self._data.ndim, doc="The number of axes.")
-    dtype = property(lambda self: self._data.dtype, doc="The numpy dtype of the entries.")
+
+    @property
+    def dtype(self) -> DType:
+        """The dtype of the entries, under PyTorch's name (``torch.float64``); it equals
+        numpy's (``t.dtype == np.float64``) and numpy takes it (see :mod:`.dtypes`)."""
+        return dtype_of(self._data.dtype)
+
     device = property(lambda self: "cpu", doc="Always 'cpu' (there is no GPU here).")
 
     @property
@@ -444,8 +455,14 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
             traced_read(".tolist()")
         return self._data.tolist()
 
-    def numpy(self) -> np.ndarray:
-        """The underlying array (shared, not copied; use ``detach`` in a graph)."""
+    def numpy(self, force: bool = False) -> np.ndarray:
+        """The underlying numpy array (shared, not copied). As in PyTorch, a tensor that
+        requires grad refuses (``t.detach().numpy()``), unless ``force=True``."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "numpy(): this tensor requires grad, so its array would leave the graph "
+                "unnoticed; call tensor.detach().numpy() instead (as in PyTorch)"
+            )
         return self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -456,9 +473,9 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
         return data.copy() if copy else data
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """numpy meets a tensor. Writing into an array (``p.data -= lr * p.grad``) works on
-        the arrays and gives an array; ``np.exp(t)``, ``array * t`` and the like run the
-        tensor's own operation, so the gradient comes with them."""
+        """numpy meets a tensor. Writing into an array (``array -= t``) works on the arrays and
+        gives an array; ``np.exp(t)``, ``array * t`` and the like run the tensor's own
+        operation, so the gradient comes with them."""
         if "out" in kwargs or method != "__call__":
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
             if "out" in kwargs:
@@ -468,7 +485,7 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
         if names is None or kwargs:
             raise TypeError(
                 f"numpy's {ufunc.__name__} has no tensor operation here; use the tensor's own "
-                "methods (x.exp(), x.clamp(...), ...) or apply it to x.data"
+                "methods (x.exp(), x.clamp(...), ...) or apply it to x.detach().numpy()"
             )
         name, reflected = names
         if isinstance(inputs[0], Tensor):
@@ -527,7 +544,7 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
         )
         extra = ""
         if data.dtype not in (np.float64, np.int64, np.bool_):
-            extra += f", dtype={data.dtype}"
+            extra += f", dtype={dtype_of(data.dtype)}"
         if self._fn is not None:
             extra += f", grad_fn={self.grad_fn!r}"
         elif self._requires_grad:
@@ -578,6 +595,14 @@ _UFUNCS = {
             ("tan", "tan"),
             ("tanh", "tanh"),
             ("square", "square"),
+            ("isfinite", "isfinite"),
+            ("isnan", "isnan"),
+            ("isinf", "isinf"),
+            ("sign", "sign"),
+            ("floor", "floor"),
+            ("ceil", "ceil"),
+            ("trunc", "trunc"),
+            ("logical_not", "logical_not"),
         ]
     },
 }

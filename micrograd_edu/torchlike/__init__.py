@@ -43,6 +43,7 @@ from ..tensor import (
     arange,
     cat,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
@@ -65,15 +66,18 @@ from ..tensor import (
     zeros,
     zeros_like,
 )
+from ..tensor.dtypes import number_array
 from ..tensor.modes import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ..utils.random import Generator, randperm
 from . import aliases, autograd
 from .aliases import install, installed, uninstall
 from .types import (
+    Size,
     Tensor,
     bool,
     device,
     double,
+    dtype,
     float,
     float16,
     float32,
@@ -167,92 +171,37 @@ def equal(input: Tensor, other: Tensor) -> builtins.bool:  # noqa: A002
     )
 
 
-def _extreme(name: str, pairwise: Any):
-    def extreme(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
-        """``torch.max``/``torch.min``: of everything, ``(values, indices)`` along ``dim``
-        (positional or keyword), or elementwise against another tensor."""
-        x = _as_tensor(input)
-        if args and isinstance(args[0], Tensor):
-            if len(args) > 1 or kwargs:
-                raise TypeError(f"torch.{name}(input, other) takes no more arguments")
-            return pairwise(x, args[0])
-        if "other" in kwargs:
-            return pairwise(x, kwargs.pop("other"))
-        if args:
-            if len(args) > 2:
-                raise TypeError(f"torch.{name}(input, dim, keepdim=False): too many arguments")
-            kwargs.update(zip(("dim", "keepdim")[: len(args)], args, strict=True))
-        if "dim" not in kwargs:
-            if kwargs:
-                raise TypeError(f"torch.{name}: keepdim needs a dim")
-            return getattr(x, name)()
-        return getattr(x, name)(dim=kwargs["dim"], keepdim=kwargs.get("keepdim", False))
+def _arithmetic(name: str):
+    def call(input: Any, other: Any, **kwargs: Any) -> Tensor:  # noqa: A002
+        if isinstance(input, Tensor):
+            return getattr(input, name)(other, **kwargs)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"torch.{name}(): give at least one tensor, got two numbers")
+        if kwargs.get("alpha", 1) != 1:
+            other = other * kwargs.pop("alpha")
+        kwargs.pop("alpha", None)
+        return getattr(_as_tensor_like(input, other), name)(other, **kwargs)
 
-    extreme.__name__ = name
-    return extreme
+    call.__name__ = name
+    call.__doc__ = f"``input.{name}(other)``, as ``torch.{name}`` (either may be a number)."
+    return call
 
 
-max = _extreme("max", maximum)  # noqa: A001  (PyTorch's names)
-min = _extreme("min", minimum)  # noqa: A001
+def _as_tensor_like(number: Any, other: Tensor) -> Tensor:
+    """A Python number as a 0-d tensor that combines with ``other`` as the number would."""
+    return tensor(number_array(number, other.dtype.dtype))
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
-    """input + alpha·other."""
-    return _as_tensor(input) + (other if alpha == 1 else alpha * other)
-
-
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
-    """input − alpha·other."""
-    return _as_tensor(input) - (other if alpha == 1 else alpha * other)
-
-
-subtract = sub
-
-
-def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
-    """input · other, elementwise."""
-    return _as_tensor(input) * other
-
-
-multiply = mul
-
-
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
-    """input / other (``rounding_mode``: None only; floor and trunc are not here)."""
-    if rounding_mode is not None:
-        raise NotImplementedError(
-            f"torch.div(..., rounding_mode={rounding_mode!r}) is not supported here; write "
-            "(a / b).floor() or (a / b).trunc() from a true division"
-        )
-    return _as_tensor(input) / other
-
-
-divide = true_divide = div
-
-
-def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
-    """The product of two matrices (2-d only, as ``torch.mm``)."""
-    if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(
-            f"mm: both arguments must be matrices (2-d), got shapes {tuple(input.shape)} and "
-            f"{tuple(mat2.shape)}; torch.matmul (or @) also takes vectors and batches"
-        )
-    return matmul(input, mat2)
-
-
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
-    """Batches of matrix products: (b, n, m) @ (b, m, p), the same b (as ``torch.bmm``)."""
-    if input.ndim != 3 or mat2.ndim != 3 or input.shape[0] != mat2.shape[0]:
-        raise RuntimeError(
-            f"bmm: expected two 3-d tensors with the same batch size, got shapes "
-            f"{tuple(input.shape)} and {tuple(mat2.shape)}"
-        )
-    return matmul(input, mat2)
+add, sub, mul, div = (_arithmetic(n) for n in ("add", "sub", "mul", "div"))
+subtract, multiply, divide, true_divide = sub, mul, div, div
+floor_divide, remainder = _arithmetic("floor_divide"), _arithmetic("remainder")
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002
     """input ** exponent (either may be a number)."""
-    return _as_tensor(input) ** exponent
+    if not isinstance(input, Tensor):
+        return exponent.__rpow__(input)
+    return input**exponent
 
 
 def hstack(tensors: Any) -> Tensor:
@@ -289,7 +238,12 @@ def logical_not(input: Any) -> Tensor:  # noqa: A002
 
 def _method(name: str):
     def call(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002
-        return getattr(_as_tensor(input), name)(*args, **kwargs)
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"torch.{name}(): the first argument must be a tensor, got "
+                f"{type(input).__name__}; write torch.tensor(...) first"
+            )
+        return getattr(input, name)(*args, **kwargs)
 
     call.__name__ = name
     call.__doc__ = f"``input.{name}(...)``, as ``torch.{name}``."
@@ -297,10 +251,12 @@ def _method(name: str):
 
 
 _METHODS = (
-    "abs exp log log1p sqrt tanh sigmoid relu sin cos tan square neg sign round clamp clip "
-    "sum mean prod cumsum amax amin argmax argmin logsumexp norm var std any all reshape "
-    "flatten squeeze unsqueeze transpose swapaxes permute flip softmax log_softmax dot trace t "
-    "split chunk clone detach eq ne gt ge lt le broadcast_to gather masked_fill"
+    "abs absolute exp log log1p sqrt tanh sigmoid relu sin cos tan square neg negative sign "
+    "round floor ceil trunc reciprocal clamp clip mm bmm mv sum mean prod cumsum amax amin max min "
+    "argmax argmin logsumexp norm var std any all reshape flatten squeeze unsqueeze transpose "
+    "swapaxes swapdims permute flip softmax log_softmax dot trace t split chunk unbind narrow "
+    "select clone detach eq ne gt ge lt le broadcast_to gather index_select masked_fill "
+    "isfinite isnan isinf bitwise_and bitwise_or bitwise_xor bitwise_not"
 ).split()
 globals().update({_name: _method(_name) for _name in _METHODS})
 
@@ -309,6 +265,7 @@ aliases.guard_imports(_sys.modules[__name__])
 __all__ = [
     "Function",
     "Generator",
+    "Size",
     "Tensor",
     "add",
     "allclose",
@@ -316,7 +273,6 @@ __all__ = [
     "as_tensor",
     "autograd",
     "backends",
-    "bmm",
     "bool",
     "cat",
     "concat",
@@ -326,6 +282,8 @@ __all__ = [
     "div",
     "divide",
     "double",
+    "dtype",
+    "empty_like",
     "e",
     "empty",
     "enable_grad",
@@ -335,6 +293,7 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "floor_divide",
     "from_numpy",
     "full",
     "full_like",
@@ -362,11 +321,8 @@ __all__ = [
     "long",
     "manual_seed",
     "matmul",
-    "max",
     "maximum",
-    "min",
     "minimum",
-    "mm",
     "mul",
     "multiply",
     "nan",
@@ -384,6 +340,7 @@ __all__ = [
     "randn",
     "randn_like",
     "randperm",
+    "remainder",
     "save",
     "set_default_dtype",
     "set_grad_enabled",

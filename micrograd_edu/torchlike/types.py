@@ -6,8 +6,9 @@
 uninitialised), ``Tensor([1, 2])`` holds those numbers as floats, ``Tensor()`` is empty.
 
 ``device`` names the one device there is, the CPU; any other raises at once, with what to
-write instead. The dtypes are numpy's, so ``t.dtype == torch.float32`` compares as in
-PyTorch and a dtype can be given to numpy as well.
+write instead. The dtypes are the engine's (:mod:`micrograd_edu.tensor.dtypes`): one object
+per dtype, printed as PyTorch prints it, so ``t.dtype == torch.float32``, ``t.dtype is
+torch.float64`` and ``str(t.dtype)`` behave as in PyTorch, and numpy takes them too.
 
 >>> t = Tensor(2, 3)
 >>> t.shape, t.dtype == float64, isinstance(t, Tensor)
@@ -26,6 +27,7 @@ import numpy as np
 from ..tensor import Tensor as _Tensor
 from ..tensor import tensor as _tensor
 from ..tensor import zeros as _zeros
+from ..tensor.dtypes import DType, dtype_of
 
 __all__ = [
     "Tensor",
@@ -45,16 +47,19 @@ __all__ = [
     "int64",
     "long",
     "bool",
+    "dtype",
+    "Size",
 ]
 
-float16 = half = np.dtype(np.float16)
-float32 = float = np.dtype(np.float32)  # noqa: A001  (PyTorch's names)
-float64 = double = np.dtype(np.float64)
-int8, uint8 = np.dtype(np.int8), np.dtype(np.uint8)
-int16 = short = np.dtype(np.int16)
-int32 = int = np.dtype(np.int32)  # noqa: A001
-int64 = long = np.dtype(np.int64)
-bool = np.dtype(np.bool_)  # noqa: A001
+float16 = half = dtype_of(np.dtype(np.float16))
+float32 = float = dtype_of(np.dtype(np.float32))  # noqa: A001  (PyTorch's names)
+float64 = double = dtype_of(np.dtype(np.float64))
+int8, uint8 = dtype_of(np.dtype(np.int8)), dtype_of(np.dtype(np.uint8))
+int16 = short = dtype_of(np.dtype(np.int16))
+int32 = int = dtype_of(np.dtype(np.int32))  # noqa: A001
+int64 = long = dtype_of(np.dtype(np.int64))
+bool = dtype_of(np.dtype(np.bool_))  # noqa: A001
+dtype = DType
 
 
 class _TensorType(type):
@@ -97,13 +102,23 @@ class Tensor(_Tensor, metaclass=_TensorType):
                 "of numbers; write torch.tensor(...) for a value"
             )
         data = args[0]
-        if isinstance(data, _Tensor):
-            return data if data.dtype == float64 else data.to(float64)
+        if isinstance(data, _Tensor):  # an alias, as PyTorch's: the same entries and dtype
+            return data.detach()
         return _tensor(data, dtype=float64)
 
 
 def _is_size(value: tuple) -> builtins.bool:
     return type(value).__name__ == "Size" and all(isinstance(v, builtins.int) for v in value)
+
+
+class Size(tuple):
+    """``torch.Size``: a shape, a tuple of ints (``x.shape`` is a plain tuple here)."""
+
+    def __repr__(self) -> builtins.str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> builtins.int:
+        return builtins.int(np.prod(self, dtype=np.int64))
 
 
 class device(str):  # noqa: N801  (PyTorch's name)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .dot import kept_nodes, op_symbol, to_dot
 from .fit import fitted, narrower
-from .labels import number
+from .labels import number, value_of
 from .render import FIX, RenderError, render
 from .view import GraphView, view
 
@@ -112,7 +112,7 @@ def table_rows(g: GraphView, kept: list[int]) -> list[tuple[str, ...]]:
             str(i),
             g.order[i].label or g.names[i] or f"#{i}",
             op_symbol(g.order[i].op) if g.parents[i] else g.kind(i),
-            number(g.order[i].data),
+            number(value_of(g.order[i])),
             number(g.order[i].grad),
             ", ".join(g.order[p].label or g.names[p] or f"#{p}" for p in g.parents[i]),
         )

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from .labels import INFIX, PREFIX, is_nan, number
+from .labels import INFIX, PREFIX, is_nan, number, value_of
 from .view import GraphView
 
 #: Colours of the step-through animation (the YAAD post's green and red).
@@ -104,7 +104,7 @@ def to_dot(
     body = []
     for i in kept:
         node = g.order[i]
-        data = number(node.data) if known is None or i in known else "?"
+        data = number(value_of(node)) if known is None or i in known else "?"
         fields = [titles[i], f"data {data}"]
         if show_grad and g.kind(i) != "const":  # constants are never differentiated
             grad = node.grad if grads is None else grads.get(i, _HIDDEN)
@@ -112,7 +112,7 @@ def to_dot(
         label = wrap % "|".join(escape_record(f) for f in fields)
         attrs = [f'label="{label}"']
         colour = fill.get(i)
-        if (known is None or i in known) and is_nan(node.data):
+        if (known is None or i in known) and is_nan(value_of(node)):
             nan_count += 1
             colour = NAN_FILL
         if colour:

@@ -15,7 +15,7 @@ from typing import Any
 
 from .diagram import Diagram, check_options, summary, table_rows
 from .dot import GREEN, RED, to_dot
-from .labels import number
+from .labels import number, value_of
 from .steps import backward_steps, bar, execution_order, forward_steps, scalar
 from .view import GraphView, view
 
@@ -104,7 +104,7 @@ def frames(root: Any, max_nodes: int = 60) -> Frames:
             "with draw_graph"
         )
     leaves = frozenset(i for i, ps in enumerate(g.parents) if not ps)
-    inputs = ", ".join(f"{g.names[i]} = {number(g.order[i].data)}" for i in g.inputs)
+    inputs = ", ".join(f"{g.names[i]} = {number(value_of(g.order[i]))}" for i in g.inputs)
     out = [Frame(0, "forward", f"inputs: {inputs}" if inputs else "constants", None, leaves)]
     known = set(leaves)
     steps = {s.node: s for s in forward_steps(g)}

@@ -28,6 +28,20 @@ def subscript(i: int) -> str:
     return str(i).translate(_SUB)
 
 
+def value_of(node: Any) -> Any:
+    """What a diagram shows of a node: its ``.data`` as a number (a ``Value``'s) or a numpy
+    array (a ``Tensor``'s ``.data`` is a tensor, as in PyTorch).
+
+    >>> from types import SimpleNamespace
+    >>> value_of(SimpleNamespace(data=2.5))
+    2.5
+    """
+    data = node.data
+    if hasattr(data, "__array__") and not isinstance(data, np.ndarray | np.number):
+        return np.asarray(data)
+    return data
+
+
 def number(x: Any) -> str:
     """A value as the course prints it: three decimals, no trailing zeros.
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..rules import MATH, RULES
 from ..scalar.value import Value, adjoint_steps
-from .labels import formula, number, subscript
+from .labels import formula, number, subscript, value_of
 from .view import GraphView
 
 BAR, DOT = "\u0304", "\u0307"  # combining overline (adjoint) and dot (tangent)
@@ -108,8 +108,10 @@ def forward_steps(g: GraphView) -> list[ForwardStep]:
     for i in g.operations:
         node = g.order[i]
         args = [g.names[p] for p in g.parents[i]]
-        numbers = [_operand(g.order[p].data) for p in g.parents[i]]
-        steps.append(ForwardStep(i, formula(node.op, args), formula(node.op, numbers), node.data))
+        numbers = [_operand(value_of(g.order[p])) for p in g.parents[i]]
+        steps.append(
+            ForwardStep(i, formula(node.op, args), formula(node.op, numbers), value_of(node))
+        )
     return steps
 
 
@@ -127,12 +129,13 @@ def local_partial(g: GraphView, i: int, k: int) -> tuple[Any, Any]:
         return Text(f"∂{g.names[i]}/∂{g.names[g.parents[i][k]]}"), None
     parents = [g.order[p] for p in g.parents[i]]
     texts = [
-        p.data if g.kind(q) == "const" else Text(g.names[q])
+        value_of(p) if g.kind(q) == "const" else Text(g.names[q])
         for p, q in zip(parents, g.parents[i], strict=True)
     ]
     text = rule.partials[k](PRINT, Text(g.names[i]), *texts)
-    if all(scalar(p.data) for p in parents) and scalar(node.data):
-        value = float(rule.partials[k](MATH, float(node.data), *(float(p.data) for p in parents)))
+    values = [value_of(p) for p in parents]
+    if all(scalar(v) for v in values) and scalar(value_of(node)):
+        value = float(rule.partials[k](MATH, float(value_of(node)), *(float(v) for v in values)))
     else:
         value = None
     return text, value
@@ -153,7 +156,8 @@ def backward_steps(g: GraphView) -> list[BackwardStep]:
     operations are known).
     """
     root = g.index[id(g.roots[0])]
-    seed = np.ones_like(g.order[root].data, dtype=float) if not scalar(g.order[root].data) else 1.0
+    top = value_of(g.order[root])
+    seed = np.ones_like(top, dtype=float) if not scalar(top) else 1.0
     steps = [BackwardStep(None, root, "", None, seed, seed)]
     recorded = engine_steps(g)
     if recorded is not None:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from ..rules import RULES
 from ..scalar.dual import TangentStep, tangent_steps
 from ..scalar.value import Value
-from .labels import number, subscript
+from .labels import number, subscript, value_of
 from .steps import (
     DOT,
     PRINT,
@@ -113,14 +113,20 @@ def primal_trace(f: Any, primals: Sequence[float] | None = None) -> Trace:
     """
     g = _graph(f, primals, "primal_trace")
     rows = [
-        Row(f"{g.names[i]} = x{subscript(k + 1)}", number(g.order[i].data), g.order[i].data)
+        Row(
+            f"{g.names[i]} = x{subscript(k + 1)}",
+            number(value_of(g.order[i])),
+            value_of(g.order[i]),
+        )
         for k, i in enumerate(g.inputs)
     ]
     for s in forward_steps(g):  # in numbering order
         right = f"{s.numbers} = {number(s.value)}"
         rows.append(Row(f"{g.names[s.node]} = {s.formula}", right, s.value))
     root = _root(g)
-    rows.append(Row(f"y = {g.names[root]}", number(g.order[root].data), g.order[root].data))
+    rows.append(
+        Row(f"y = {g.names[root]}", number(value_of(g.order[root])), value_of(g.order[root]))
+    )
     return Trace("Forward primal trace", rows)
 
 
@@ -186,13 +192,15 @@ def _replay(g: GraphView, seed: list[float]) -> list[TangentStep]:
     number_of = {i: k - len(g.inputs) + 1 for k, i in enumerate(g.inputs)}
     number_of.update({i: k + 1 for k, i in enumerate(g.operations)})
     tangent = dict(zip(g.inputs, seed, strict=True))
-    steps = [TangentStep(number_of[i], "input", (), g.order[i].data, tangent[i]) for i in g.inputs]
+    steps = [
+        TangentStep(number_of[i], "input", (), value_of(g.order[i]), tangent[i]) for i in g.inputs
+    ]
     for i in g.operations:
         args: list[int | float] = []
         total = 0.0
         for k, p in enumerate(g.parents[i]):
             if g.kind(p) == "const":
-                args.append(float(g.order[p].data))
+                args.append(float(value_of(g.order[p])))
                 continue
             args.append(number_of[p])
             local = local_partial(g, i, k)[1]
@@ -203,7 +211,9 @@ def _replay(g: GraphView, seed: list[float]) -> list[TangentStep]:
                 )
             total += local * tangent[p]
         tangent[i] = total
-        steps.append(TangentStep(number_of[i], g.order[i].op, tuple(args), g.order[i].data, total))
+        steps.append(
+            TangentStep(number_of[i], g.order[i].op, tuple(args), value_of(g.order[i]), total)
+        )
     return steps
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..scalar.graph import GraphCycleError, lecture_order, topological_order
-from .labels import number, subscript
+from .labels import number, subscript, value_of
 
 _PROTOCOL = ("parents", "op", "data", "grad", "label")
 
@@ -115,4 +115,4 @@ def _number(g: GraphView, inputs: list[Any] | None) -> None:
         g.names[i] = "v" + subscript(k + 1)
     for i in range(len(g.order)):
         if g.kind(i) == "const":
-            g.names[i] = number(g.order[i].data)
+            g.names[i] = number(value_of(g.order[i]))

@@ -261,6 +261,8 @@ SYMBOLIC = SimpleNamespace(
     # The slope of a**b in a, as the expression the power rule writes: simplify turns the
     # case b = 0 (0 · a**-1) into 0.
     pow_slope=lambda a, b: b * a ** (b - 1),
+    # The slope of a**b in b: out · log(a) (a > 0, where the expression is defined).
+    pow_log=lambda out, a, b: out * a.log(),
 )
 
 
