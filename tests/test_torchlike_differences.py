@@ -98,6 +98,26 @@ def opt_lr():
         assert theirs.param_groups[0]["lr"] == 0.1
 
 
+def what_it_lacks():
+    # PyTorch's own lists where it is installed (every public name torchlike lacks),
+    # otherwise a few that it lacks
+    torch = pytorch()
+    if torch:
+        methods = [n for n in dir(torch.Tensor) if not n.startswith("_")]
+        functions = [n for n in dir(torch) if not n.startswith("_")]
+    else:
+        methods, functions = ["sort", "cumprod", "topk"], ["topk", "fft", "einsum"]
+    x = ours.tensor([3.0, 1.0, 2.0])
+    lacked = [n for n in methods if not hasattr(ours.Tensor, n)]
+    assert "sort" in lacked or not torch  # there is something to refuse
+    for name in lacked:
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}': micrograd_edu"):
+            getattr(x, name)
+    for name in [n for n in functions if not hasattr(ours, n)]:
+        with pytest.raises(AttributeError, match=f"torchlike has no '{name}'"):
+            getattr(ours, name)
+
+
 ITEMS = {
     "default dtype": default_dtype,
     "one device": one_device,
@@ -106,6 +126,7 @@ ITEMS = {
     "saving": saving,
     "import torch beside torchlike": import_torch_beside_torchlike,
     "options not supported": options_not_supported,
+    "what it lacks": what_it_lacks,
     "opt.lr": opt_lr,
 }
 

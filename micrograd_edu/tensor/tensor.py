@@ -525,6 +525,17 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
         """The same values (shared) as a new leaf that does not require grad."""
         return leaf(self._data)
 
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for a name the class lacks: a PyTorch method this Tensor does not
+        # have is refused in those words (still an AttributeError, so hasattr() works).
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"'Tensor' object has no attribute {name!r}: micrograd_edu's Tensor has part of "
+            "torch.Tensor's methods (dir(Tensor) lists them), and no other: write it from "
+            "those, or on .detach().numpy() where no gradient is needed"
+        )
+
     def __repr__(self) -> str:
         data = self._data
         # Whole numbers print as "1." (as torch does), others with 4 decimals.

@@ -359,3 +359,15 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += _METHODS
+
+
+def __getattr__(name: str) -> Any:
+    """A name of PyTorch's that torchlike lacks is refused in those words (an
+    AttributeError, as Python's own, so ``hasattr`` still answers)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(
+        f"torch.{name}: torchlike has no {name!r}. It has part of PyTorch, the same in "
+        "float64, and refuses the rest: write it from what it has, or run the program "
+        "on PyTorch"
+    )
