@@ -73,8 +73,10 @@ browser:
 	  echo "chromium is missing and cannot be installed here: the browser test will skip"; \
 	fi
 
+# Two processes (pytest-xdist): the tests that share a notebook's run, and a module's tests,
+# stay on one (tests/conftest.py).
 test: install lint browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # The wheel as a student and a class hub get it, in environments of their own (a few
 # minutes, mostly pip; outside `make test`, which must stay short): see tests/package/.

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # a second environment and four lectures: start it first
+
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = "7.8.5"
 #: The lectures that show widgets: 01's h slider, 04's animation, 08's descent panel,
