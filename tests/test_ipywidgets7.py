@@ -1,4 +1,4 @@
-"""The widget lectures under ipywidgets 7.8.5, Colab's (nbval runs them under 8).
+"""The widget lectures under ipywidgets 7.8.5, Colab's (test_notebook_runs.py runs them under 8).
 
 A second environment costs little: a venv without pip that sees this environment's
 packages through a ``.pth`` file and holds only ipywidgets 7.8.5 and its three small
