@@ -100,7 +100,7 @@ UNIT_DOCTESTS := micrograd_edu/rules.py micrograd_edu/functions.py micrograd_edu
 	micrograd_edu/torchlike micrograd_edu/utils micrograd_edu/serialization.py micrograd_edu/viz
 
 unit: install
-	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -o addopts="" \
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -o addopts="" -n 2 \
 	  $(UNIT) --doctest-modules $(UNIT_DOCTESTS)
 
 benchmarks: install
