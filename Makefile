@@ -73,8 +73,10 @@ browser:
 	  echo "chromium is missing and cannot be installed here: the browser test will skip"; \
 	fi
 
+# Two processes (pytest-xdist): the tests that share a notebook's run, and a module's tests,
+# stay on one (tests/conftest.py).
 test: install lint browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # The wheel as a student and a class hub get it, in environments of their own (a few
 # minutes, mostly pip; outside `make test`, which must stay short): see tests/package/.
@@ -98,7 +100,7 @@ UNIT_DOCTESTS := micrograd_edu/rules.py micrograd_edu/functions.py micrograd_edu
 	micrograd_edu/torchlike micrograd_edu/utils micrograd_edu/serialization.py micrograd_edu/viz
 
 unit: install
-	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -o addopts="" \
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -p no:cacheprovider -o addopts="" -n 2 \
 	  $(UNIT) --doctest-modules $(UNIT_DOCTESTS)
 
 benchmarks: install

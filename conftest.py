@@ -1,4 +1,4 @@
-"""Shared pytest setup: the kernels nbval starts must import this checkout.
+"""Shared pytest setup: the kernels the tests start must import this checkout.
 
 A kernel runs in its notebook's folder, so a relative ``PYTHONPATH=.`` (how the
 tests are run without installing the package) would point it at

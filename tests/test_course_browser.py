@@ -29,6 +29,8 @@ from test_viz_browser import (
 from micrograd_edu.course.launch import command
 from micrograd_edu.course.workspace import update
 
+pytestmark = pytest.mark.heavy  # a browser: start it first
+
 
 def _printed_url(server: subprocess.Popen, log: Path) -> str:
     deadline = time.monotonic() + 120

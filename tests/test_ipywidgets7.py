@@ -1,4 +1,4 @@
-"""The widget lectures under ipywidgets 7.8.5, Colab's (nbval runs them under 8).
+"""The widget lectures under ipywidgets 7.8.5, Colab's (test_notebook_runs.py runs them under 8).
 
 A second environment costs little: a venv without pip that sees this environment's
 packages through a ``.pth`` file and holds only ipywidgets 7.8.5 and its three small
@@ -18,6 +18,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.heavy  # a second environment and four lectures: start it first
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = "7.8.5"

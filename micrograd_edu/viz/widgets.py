@@ -11,8 +11,6 @@ backend.
 from __future__ import annotations
 
 import math
-import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -77,14 +75,6 @@ def fd_errors(f: Callable[[float], float], exact: float, x: float, h: float) -> 
     }
 
 
-# How long after a value set from code a front end's old value is taken for a stale echo.
-# A browser under load (CI's, a laptop's running a class's notebooks) can take tens of
-# seconds to draw a slider; the cost of a long window is only that a drag back to exactly
-# the replaced value within it is undone once.
-_ECHO_SECONDS = 60.0
-_RESEND_AFTER = (1.0, 4.0, 15.0, 40.0)  # seconds: a value set from code is sent again, for
-# a front end that was still building the slider and missed the first message
-
 # A figure is drawn at twice the pixels it is shown with, so it stays sharp on a laptop's
 # high-density screen, and shown at its own aspect ratio, never wider than the output area.
 _DPI = 90
@@ -104,8 +94,18 @@ def _show(image: Any, fig: Any) -> None:
 def _slider_layout() -> dict[str, Any]:
     import ipywidgets as w
 
-    # wide enough to pick a value by eye; the description never cut off
-    return {"layout": w.Layout(width="min(560px, 100%)"), "style": {"description_width": "8em"}}
+    # Wide enough to pick a value by eye; the description never cut off. A value is sent to
+    # the kernel when the student lets go of the slider, never while it moves: with
+    # continuous updates, ipywidgets 8's front end sends the value a slider is drawn with as
+    # soon as it draws it (noUiSlider reports its start position when the view binds to it;
+    # a log slider's goes through log and pow, so it need not even be the same float). A
+    # slider drawn before code's new value reached the browser sent the old one back, which
+    # undid the code's: the browser test's h slider stayed at 1e-6 under load.
+    return {
+        "layout": w.Layout(width="min(560px, 100%)"),
+        "style": {"description_width": "8em"},
+        "continuous_update": False,
+    }
 
 
 class _Panel:
@@ -117,7 +117,7 @@ class _Panel:
 
 class _SliderPanel(_Panel):
     """One slider over a line of text and a figure, which :meth:`draw` gives for the
-    slider's value. Code and the slider always show one value (see :meth:`_changed`)."""
+    slider's value. Code and the slider always show one value (see :func:`_slider_layout`)."""
 
     def _build(self, slider: Any) -> None:
         import ipywidgets as w
@@ -125,37 +125,12 @@ class _SliderPanel(_Panel):
         self.slider = slider
         self.text = w.HTML()
         self.image = _image()
-        self._code: tuple[float, float, float] | None = None  # (before, value, when) set from code
-        self.slider.observe(self._changed, names="value")
+        self.slider.observe(lambda change: self.update(change["new"]), names="value")
         self.widget = w.VBox([self.slider, self.text, self.image])
         self.update(self.slider.value)
 
     def draw(self, value: float) -> tuple[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
-
-    def _changed(self, change: dict[str, Any]) -> None:
-        # A front end that draws the slider while code changes its value can send back the
-        # value it was drawn with, a moment later: a stale echo that would undo the code's
-        # value. A change from the front end (its properties are locked while it applies)
-        # that returns to the value code just replaced is taken for that echo and undone.
-        from_front_end = "value" in getattr(self.slider, "_property_lock", {})
-        now = time.monotonic()
-        if not from_front_end:
-            self._code = (change["old"], change["new"], now)
-            for delay in _RESEND_AFTER:
-                timer = threading.Timer(delay, self._resend, args=(change["new"],))
-                timer.daemon = True
-                timer.start()
-        elif self._code and change["new"] == self._code[0] and now - self._code[2] < _ECHO_SECONDS:
-            value = self._code[1]
-            self._code = None
-            self.slider.value = value  # after the lock is released: sent to the front end
-            return
-        self.update(change["new"])
-
-    def _resend(self, value: float) -> None:
-        if self.slider.value == value:  # still the value code set: make sure it is shown
-            self.slider.send_state("value")
 
     def update(self, value: float) -> str:
         """Redraw for ``value`` and move the slider there (code and the slider stay one
