@@ -12,8 +12,9 @@ gets a budget for all its processes together:
 * :class:`Meter` elsewhere (cgroup v2 needs a delegated subtree, which a laptop's user
   session or Gradescope's container does not give the grader): the grader measures the
   memory (pages shared among the processes counted once) and the number of the
-  submission's processes several times a second and stops it when it is over. Per-process limits (:mod:`.child`) and bubblewrap's
-  size-limited ``/tmp`` bound what can happen between two measurements.
+  submission's processes several times a second and stops it when it is over.
+  Per-process limits (:mod:`.child`) and bubblewrap's size-limited ``/tmp`` bound what
+  can happen between two measurements.
 
 >>> Meter(memory_mb=1, processes=10_000, pids=lambda: [os.getpid()]).over()
 'used more than its 1 MB of memory in all'
@@ -237,42 +238,51 @@ def _said(
     return " and ".join(said) or None
 
 
-def _memory(pid: int) -> int:
-    """Bytes of memory ``pid`` holds, its pages shared with other processes (a forked
-    process's, until written) shared out among them (Linux's proportional set size):
-    340 forks of one interpreter hold little more than it, not 340 times as much."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) << 10
-    except (OSError, ValueError, IndexError):
-        pass
-    # no smaps_rollup (Linux < 4.14) or no right to read it: resident pages, shared or not
-    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
+def _read(pids: Iterable[int], path: str, field: Callable[[str], int]) -> int:
+    """The sum of ``field`` of ``/proc/PID/path`` over ``pids`` (a process gone: 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            total += field(Path(f"/proc/{pid}/{path}").read_text())
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def _threads(text: str) -> int:  # of /proc/PID/status
+    return next(int(line.split()[1]) for line in text.splitlines() if line[:8] == "Threads:")
+
+
+def _resident(text: str) -> int:  # of /proc/PID/statm
+    return int(text.split()[1]) * _PAGE
+
+
+def _proportional(text: str) -> int:  # of /proc/PID/smaps_rollup, Linux >= 4.14
+    return next(int(line.split()[1]) << 10 for line in text.splitlines() if line[:4] == "Pss:")
 
 
 class Meter:
     """The budget measured by the grader where no cgroup holds it: ``over()``, called
     several times a second, says when the processes ``pids()`` lists hold more than
-    ``memory_mb`` or are more than ``processes`` (threads count)."""
+    ``memory_mb`` or are more than ``processes`` (threads count).
+
+    Memory is their resident pages, read cheaply; only when those are over is it read
+    again with each page shared among processes counted once (their proportional set
+    sizes, a walk of their page tables): 340 forks of one interpreter share its pages,
+    and summed as resident they were 340 interpreters."""
 
     def __init__(self, memory_mb: int, processes: int, pids: Callable[[], Iterable[int]]) -> None:
         self.memory_mb, self.processes, self.pids = memory_mb, processes, pids
         self.broken = (0, 0)  # as Cgroup.counts(): once over, the grader stops it
 
     def over(self) -> str | None:
-        held, threads = 0, 0
-        for pid in self.pids():
-            try:
-                threads += len(os.listdir(f"/proc/{pid}/task"))
-                held += _memory(pid)
-            except (OSError, IndexError, ValueError):
-                continue
+        pids, limit = list(self.pids()), self.memory_mb << 20
+        too_many = _read(pids, "status", _threads) > self.processes
+        too_big = not too_many and _read(pids, "statm", _resident) > limit
+        if too_big and Path("/proc/self/smaps_rollup").is_file():
+            too_big = _read(pids, "smaps_rollup", _proportional) > limit
         memory, processes = self.broken
-        self.broken = (
-            memory or int(held > self.memory_mb << 20),
-            processes or int(threads > self.processes),
-        )
+        self.broken = (memory or int(too_big), processes or int(too_many))
         return self.exceeded()
 
     def wrap(self, argv: list[str]) -> list[str]:
