@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-__all__ = ["Cgroup", "Meter", "cgroups", "cpu_seconds", "descendants", "processes_of"]
+__all__ = ["Cgroup", "Meter", "cgroups", "cpu_seconds", "descendants", "kill", "processes_of"]
 
 _CONTROLLERS = ("memory", "pids")
 _counter = itertools.count()
@@ -108,11 +108,7 @@ def _remove(paths: dict[str, Path], seconds: float = 10.0) -> None:
                 pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
             except FileNotFoundError:
                 break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            kill(pids)
             try:
                 path.rmdir()
                 break
@@ -174,6 +170,21 @@ class Cgroup:
     def close(self) -> None:
         """Kill whatever is left in the group, then remove it."""
         _remove(self.paths)
+
+
+def kill(pids: Iterable[int]) -> None:
+    """SIGKILL each of ``pids`` (one already gone is no error).
+
+    >>> import subprocess
+    >>> sleeper = subprocess.Popen(["sleep", "30"])
+    >>> kill([sleeper.pid]), kill([sleeper.pid]), sleeper.wait()
+    (None, None, -9)
+    """
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def descendants(pid: int) -> list[int]:
