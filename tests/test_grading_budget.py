@@ -11,12 +11,18 @@ budget. Without a cgroup the grader measures the budget itself; and a notebook t
 swallows the time limit costs two limits, not one per cell.
 """
 
+import itertools
 import json
+import os
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from micrograd_edu.grading import batch, chapter, isolation
+import pytest
+
+from micrograd_edu.grading import batch, chapter, confine, isolation
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "fixtures" / "sandbox"
@@ -29,13 +35,67 @@ def _cell(name: str) -> str:
     return "".join([c for c in cells if c["cell_type"] == "code"][-1]["source"])
 
 
-def test_without_a_cgroup_the_grader_measures_the_budget(sandboxed, monkeypatch):
+@pytest.mark.parametrize(
+    "name, broken",
+    [
+        ("three_hogs.ipynb", "used more than its 1024 MB of memory in all"),
+        # 340 forks of one interpreter share its pages: measured as each one's resident
+        # memory they were 340 interpreters, and the row blamed the memory
+        ("starts_340_processes.ipynb", "tried to run more than 64 processes at once"),
+    ],
+)
+def test_without_a_cgroup_the_grader_measures_the_budget(sandboxed, monkeypatch, name, broken):
     # Where no cgroup can be made (a laptop's user session, Gradescope's container) the
-    # grader measures the sandbox's memory itself and stops it when over.
+    # grader measures the sandbox's memory and processes itself and stops it when over;
+    # the row names the budget the attack broke, as where a cgroup holds it.
     monkeypatch.setattr(isolation, "cgroups", lambda: "no cgroups here")
-    row = batch.grade_submission(ATTACKS / "three_hogs.ipynb", chapter("01"), "seed")
-    assert row.score == 11, row.reason
-    assert "used more than its 1024 MB of memory in all" in row.reason, row.reason
+    row = batch.grade_submission(ATTACKS / name, chapter("01"), "seed")
+    assert row.score == 11, row
+    assert f"code cell 13: {broken}" in row.reason, row
+
+
+def test_threads_asking_for_the_cgroups_at_once_all_get_them(cgrouped):
+    # The batch grader's threads start their first sandboxes together: two probes at
+    # once failed one thread's row (FileNotFoundError) and left the process
+    # metering every budget for the rest of its life.
+    for _ in range(30):
+        confine._probe.cache_clear()
+        barrier = threading.Barrier(4)
+
+        def ask(_, barrier=barrier):
+            barrier.wait()
+            return confine.cgroups()
+
+        with ThreadPoolExecutor(4) as pool:
+            found = list(pool.map(ask, range(4)))
+        assert all(isinstance(roots, dict) for roots in found), found
+        assert isinstance(confine.cgroups(), dict)
+    roots = confine.cgroups()
+    assert not [p for r in roots.values() for p in r.glob(f"micrograd-probe-{os.getpid()}-*")]
+
+
+def test_a_cgroup_name_already_taken_is_passed_over_and_left_alone(cgrouped, monkeypatch):
+    # A grader killed before it removed its groups leaves them; a later process with the
+    # same id must neither fail on them nor take them over.
+    roots = confine.cgroups()
+    monkeypatch.setattr(confine, "_counter", itertools.count(10**6))
+    taken = {c: root / f"micrograd-{os.getpid()}-{10**6}" for c, root in roots.items()}
+    taken["pids"].mkdir()  # left in one hierarchy only
+    try:
+        group = confine.Cgroup(memory_mb=256, processes=8)
+        assert {p.name for p in group.paths.values()} == {f"micrograd-{os.getpid()}-{10**6 + 1}"}
+        assert not taken["memory"].exists()  # made for the taken name, then removed
+        assert group.counts() == (0, 0) and group.exceeded() is None
+        forks = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 0.3 & done; wait"
+        subprocess.run(group.wrap(["/bin/sh", "-c", forks]), stderr=subprocess.DEVNULL)
+        assert group.counts()[1] > 0  # the kernel refused forks past 8
+        assert group.exceeded() == "tried to run more than 8 processes at once"
+        assert group.exceeded(since=group.counts()) is None
+        group.close()
+        assert not any(path.exists() for path in group.paths.values())
+        assert taken["pids"].is_dir()  # not the grader's to remove
+    finally:
+        taken["pids"].rmdir()
 
 
 LIMITED = """

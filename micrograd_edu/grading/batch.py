@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import isolation
+from .confine import Cgroup, Meter
 from .registry import Exercise, ExerciseResult, Served, broken, draw_cases, inputs, judge
 from .time_limit import EXERCISE_SECONDS, wall_for
 
@@ -299,7 +300,7 @@ def _run(
             os.set_blocking(task_write, False)  # a reply the child never reads is dropped
             answers = _Answers(pending, cases, task_write)
             clock = _Clock(limits.timeout, _wall(limits), len(pending), seconds_left, child.cpu)
-            attempt = _watch(child.process, result_read, nonce, clock, answers, child.budget.over)
+            attempt = _watch(child.process, result_read, nonce, clock, answers, child.budget)
             over = child.budget.exceeded()
             if over and attempt.blame is not None:
                 attempt.why = over
@@ -456,10 +457,11 @@ def _watch(
     nonce: str,
     clock: _Clock,
     answers: _Answers,
-    over: Callable[[], str | None],
+    budget: Cgroup | Meter,
 ) -> _Attempt:
     attempt = _Attempt()
     phase: tuple[str, object] = ("start", None)
+    counts = budget.counts()  # the budget's tally when the current cell or exercise began
     startup_end = time.monotonic() + max(clock.timeout, _STARTUP_SECONDS)
     buffer, received, done, measured = b"", 0, False, 0.0
     try:
@@ -471,13 +473,13 @@ def _watch(
             now = time.monotonic()
             if now >= measured + _METER_SECONDS:  # measured a few times a second, not per line
                 measured = now
+                why = budget.over()  # first: a broken budget is what a slow clock follows
+                if why:
+                    attempt.blame, attempt.why = phase, why
+                    return attempt
                 why = clock.over() if clock.started else ""
                 if why:
                     attempt.blame, attempt.killed, attempt.why = phase, True, why
-                    return attempt
-                why = over()
-                if why:
-                    attempt.blame, attempt.why = phase, why
                     return attempt
             ready, _, _ = select.select([fd], [], [], _METER_SECONDS)
             if not ready:
@@ -497,10 +499,13 @@ def _watch(
                     phase = ("cells", None)
                 if phase[0] == "cell" and event in ("cell", "exercise", "done"):
                     attempt.completed.add(phase[1])
+                if event in ("cell", "exercise"):
+                    counts = budget.counts()
                 if event == "cell":
                     phase = ("cell", message.get("index"))
                 elif event == "cell_error":
-                    attempt.cell_errors[message.get("index")] = str(message.get("error"))[:300]
+                    error = _with_budget(str(message.get("error")), budget, counts)
+                    attempt.cell_errors[message.get("index")] = error
                 elif event == "exercise":
                     phase = ("exercise", message.get("id"))
                     clock.next_phase()
@@ -514,7 +519,7 @@ def _watch(
                 elif event == "exercise_error":
                     error = str(message.get("error"))
                     why = error if message.get("limit") is True else f"raised {error}"
-                    attempt.errors.setdefault(message.get("id"), why[:300])
+                    attempt.errors.setdefault(message.get("id"), _with_budget(why, budget, counts))
                 elif event == "done":
                     done = True
         if not done:
@@ -524,6 +529,15 @@ def _watch(
         return attempt
     finally:
         attempt.seconds = clock.spent()
+
+
+def _with_budget(error: str, budget: Cgroup | Meter, counts: tuple[int, int]) -> str:
+    """``error`` (what the child reported), and the budget the code broke since the tally
+    was ``counts``: a process refused or killed by the kernel surfaces in the code as
+    ``BlockingIOError`` or a child's death, which alone do not say that the submission
+    ran out of its budget of processes or memory."""
+    broken = budget.exceeded(counts)
+    return f"{error[:300]} (the submission {broken})" if broken else error[:300]
 
 
 def _parse(line: bytes, nonce: str) -> dict | None:

@@ -35,7 +35,6 @@ import itertools
 import os
 import queue
 import shutil
-import signal
 import stat
 import sys
 import sysconfig
@@ -43,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .confine import processes_of
+from .confine import kill, processes_of
 from .view import ENV, PACKAGE, PYTHON, Mount, view
 
 __all__ = ["available", "build", "environment", "setpriv", "Users", "FIRST_UID"]
@@ -166,10 +165,6 @@ class Users:
             pids = processes_of(uid)
             if not pids:
                 break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            kill(pids)
             time.sleep(0.01)
         self.free.put(uid)
