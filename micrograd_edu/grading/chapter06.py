@@ -170,7 +170,6 @@ UNBROADCAST = register(
                 mistakes=_UNBROADCAST_MISTAKES,
             ),
         ),
-        answers=("keepdims=True)", "sum(axis=tuple(range(", "grad.ndim - len(shape)"),
         withheld=WITHHELD,
     )
 )
@@ -360,19 +359,6 @@ MATMUL = register(
             ),
         ),
         requires=reference_steps(unbroadcast="unbroadcast_reference"),
-        answers=(
-            "dC2 @ np.swapaxes(B2, -1, -2)",
-            "np.swapaxes(A2, -1, -2) @ dC2",
-            r"\bar C B^\top",
-            r"A^\top \bar C",
-            "dC2 @ B2.T",
-            "A2.T @ dC2",
-            "dC @ B.T",
-            "A.T @ dC",
-            "dC Bᵀ",
-            "Aᵀ dC",
-            "np.outer(dC, b)",
-        ),
         withheld=WITHHELD,
     )
 )
@@ -455,7 +441,6 @@ QUADRATIC = register(
                 mistakes=_QUADRATIC_MISTAKES,
             ),
         ),
-        answers=("(A + A.T) @ x", "(A + Aᵀ)x", "A @ x + A.T @ x", "Ax + Aᵀx", r"(A + A^\top)x"),
         withheld=WITHHELD,
     )
 )

@@ -319,7 +319,6 @@ BROADCAST = register(
             ("the same tensor twice", ["self", "squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("unbroadcast(out.grad, self.shape)", "unbroadcast(out.grad, other.shape)"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -431,7 +430,6 @@ SUM = register(
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("np.expand_dims(grad, axis)", "np.broadcast_to(grad, self.shape)"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -501,7 +499,6 @@ RESHAPE = register(
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("out.grad.reshape(self.shape)",),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -602,7 +599,6 @@ PERMUTE = register(
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("np.argsort(axes)", "out.grad.transpose(np.argsort"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -670,7 +666,6 @@ MY_MATMUL = register(
         requires=reference_steps(
             matmul_backward="matmul_backward_reference", unbroadcast="unbroadcast_reference"
         ),
-        answers=("matmul_backward(self.data, other.data, out.grad)",),
         withheld=_ENGINE_WITHHELD,
     )
 )

@@ -230,7 +230,6 @@ GRADCHECK = register(
             ("the inputs are left as they were", ["right", "total"]),
             serve=_serve_backward,
         ),
-        answers=("x.data[index] = kept", "np.sum(v * f(*inputs).data)"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -392,7 +391,6 @@ FUNCTION = register(
             ("a gradient of the wrong shape is refused", ["rows"]),
         ),
         requires=_UNBROADCAST,
-        answers=("cls.backward(ctx, out.grad)", "cls.forward(ctx, *"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -527,7 +525,6 @@ LOGSUMEXP = register(
             ("entries near ±1000", ["large", "small"]),
             ("rows of one entry", ["single"]),
         ),
-        answers=("np.exp(x - out[..., None])", "grad[..., None] * np.exp"),
         withheld=_ENGINE_WITHHELD,
     )
 )

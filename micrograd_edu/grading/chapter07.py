@@ -138,15 +138,6 @@ SOFTMAX_EXERCISE = register(
                 mistakes=_SOFTMAX_MISTAKES,
             ),
         ),
-        answers=(
-            "p - onehot",
-            "probs - onehot",
-            "p - y",
-            "-= 1",
-            "softmax(z) - onehot",
-            "/ len(labels)",
-            r"(p - y) / N",
-        ),
         withheld=WITHHELD,
     )
 )
@@ -306,16 +297,6 @@ LAYER_EXERCISE = register(
                 mistakes=_LAYER_MISTAKES,
             ),
         ),
-        answers=(
-            "dA * (Z > 0)",
-            "(Z > 0)",
-            "dZ @ W.T",
-            "X.T @ dZ",
-            "dZ.sum(axis=0)",
-            r"\bar A \odot",
-            r"X^\top \bar Z",
-            r"\bar Z W^\top",
-        ),
         withheld=WITHHELD,
     )
 )
@@ -456,14 +437,6 @@ NETWORK_EXERCISE = register(
         ),
         requires=reference_steps(
             **{SOFTMAX[0]: "softmax_cross_entropy_backward", LAYER[0]: "relu_layer_backward"}
-        ),
-        answers=(
-            "dZ2 @ W2.T",
-            "A1.T @ dZ2",
-            "X.T @ dZ1",
-            "dA1 * (Z1 > 0)",
-            "(Z1 > 0)",
-            r"\bar Z_2 W_2^\top",
         ),
         withheld=WITHHELD,
     )

@@ -226,10 +226,5 @@ NAMED_PARAMETERS = register(
         ),
         withheld=tuple(f"micrograd_edu.nn.module.Module.{name}" for name in _WALKS),
         alone=True,  # the chapter's other exercises, and their runners, walk modules
-        answers=(
-            "node._parameters.items()",
-            "seen.add(id(",
-            'f"{prefix}{name}."',
-        ),
     )
 )

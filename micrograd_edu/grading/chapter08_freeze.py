@@ -203,6 +203,5 @@ FREEZE = register(
                 mistakes=_FREEZE_MISTAKES,
             ),
         ),
-        answers=("requires_grad_(False)", "dict(model.named_modules())", "named_modules())[name]"),
     )
 )

@@ -370,11 +370,6 @@ SGD_MOMENTUM = register(
             _MOMENTUM_MISTAKES,
         ),
         withheld=("micrograd_edu.optim.sgd.SGD.step", "torch"),
-        answers=(
-            'momentum * state["velocity"] + g',
-            "mu * velocity + g",
-            "momentum * buf + g",
-        ),
     )
 )
 
@@ -449,15 +444,6 @@ ADAM = register(
             "micrograd_edu.optim.adam.Adam.step",
             "micrograd_edu.optim.adam.Adam._update",
             "torch",
-        ),
-        answers=(
-            "1 - beta1**t",
-            "1 - beta2**t",
-            "np.sqrt(v_hat) + eps",
-            "sqrt(v_hat) + eps",
-            "beta1 * m + (1 - beta1) * g",
-            "(1 - beta2) * g * g",
-            "(1 - beta2) * g**2",
         ),
     )
 )

@@ -152,16 +152,6 @@ BACKWARD = register(
                 mistakes=_MISTAKES,
             ),
         ),
-        answers=(
-            "p - onehot",
-            "softmax(z) - onehot",
-            "- onehot",
-            "-= 1",
-            "row_weight[:, None] * p / row_weight.sum()",
-            "/ row_weight.sum()",
-            "w[y]/Σw",
-            "weight[labels] / weight[labels].sum()",
-        ),
         withheld=(
             "micrograd_edu.scalar.numerical.gradient",
             "micrograd_edu.scalar.numerical.jacobian",
@@ -371,7 +361,6 @@ CLASSIFIER = register(
                 ),
             ),
         ),
-        answers=("nn.Linear(X.shape[1], 128", "StepLR(optimizer, step_size=10"),
         withheld=("sklearn", "torch"),
     )
 )

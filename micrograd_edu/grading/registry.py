@@ -224,9 +224,6 @@ class Exercise:
     # student; the batch grader makes them raise while it runs the submission. A name
     # without a dot is a whole library, which then cannot be imported.
     withheld: tuple[str, ...] = ()
-    # The reference solution's key expressions: no statement, hint or message may
-    # contain one (tests/test_grading_spoilers.py).
-    answers: tuple[str, ...] = ()
     # Graded by the batch grader in a process of its own: what it withholds, the
     # chapter's other exercises need (08's walk of a module tree, which freeze uses).
     alone: bool = False
