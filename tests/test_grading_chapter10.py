@@ -107,7 +107,7 @@ def test_the_reference_backward_passes_on_any_seed(seed):
 def test_each_mistake_gets_its_own_hint_and_no_other(mistake):
     result = grade(BACKWARD, {"weighted_cross_entropy_backward": mistake})
     assert result.score == 0
-    hints = {c.hint for c in result.checks if not c.passed}
+    hints = {c.hint for c in result.checks if c.failed}
     assert hints and all(HINTS[mistake] in hint for hint in hints), hints
     others = [phrase for m, phrase in HINTS.items() if m is not mistake]
     assert not any(phrase in hint for hint in hints for phrase in others)
