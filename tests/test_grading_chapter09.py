@@ -113,7 +113,7 @@ def test_each_minibatch_mistake_fails_the_check_aimed_at_it():
     }
     for wrong, phrase in phrases.items():
         result = grade("09.minibatch_indices", {"minibatch_indices": wrong})
-        hints = [c.hint for c in result.checks if not c.passed]
+        hints = [c.hint for c in result.checks if c.failed]
         assert hints and all(phrase in h for h in hints), (wrong.__name__, hints)
         assert not any(p in h for h in hints for p in phrases.values() if p != phrase)
 

@@ -60,8 +60,7 @@ def _judge_sizes(case: Case, seen: dict) -> str | None:
     epochs, problem = _epochs(seen)
     if problem:
         return problem
-    n, size = case["n"], case["batch_size"]
-    want = [size] * (n // size) + ([n % size] if n % size else [])
+    n, size, want = case["n"], case["batch_size"], _right_sizes(case)
     if [len(b) for b in epochs[0]] != want:
         return f"for n={n} and batch_size={size} the batch sizes should be {want[:3]}... {want[-1]}"
     return None
@@ -88,6 +87,22 @@ def _judge_from_rng(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _right_sizes(case: Case) -> list[int]:
+    n, size = case["n"], case["batch_size"]
+    return [size] * (n // size) + ([n % size] if n % size else [])
+
+
+def _even(case: Case) -> list[int]:
+    """The sizes of the right number of batches, cut as evenly as they go."""
+    count = len(_right_sizes(case))
+    return [len(b) for b in np.array_split(np.arange(case["n"]), count)]
+
+
+def _sizes(seen: dict) -> list[int]:
+    epoch = seen.get("epoch0")
+    return [len(b) for b in epoch] if isinstance(epoch, list) else []
+
+
 def _order(seen: dict, k: int = 0) -> list:
     epoch = seen.get(f"epoch{k}")
     return [i for b in epoch for i in b] if isinstance(epoch, list) else []
@@ -106,11 +121,8 @@ _BATCH_MISTAKES = (
         "the last, smaller batch is missing: its rows are never used",
     ),
     Mistake(
-        lambda case, seen: (
-            len(seen.get("epoch0") or []) == -(-case["n"] // case["batch_size"])
-            and len({len(b) for b in seen.get("epoch0") or []}) > 1
-            and max(len(b) for b in seen["epoch0"]) < case["batch_size"]
-        ),
+        # as many batches as the right cut, their sizes as even as they go (array_split)
+        lambda case, seen: _sizes(seen) == _even(case) != _right_sizes(case),
         "the batches have nearly equal sizes: every batch but the last holds exactly "
         "batch_size rows",
     ),

@@ -634,6 +634,9 @@ def judge(
             modelled = hint if check.mistakes else ""
             results.append(CheckResult(check.name, False, modelled, reason, True, 0.0, share))
             continue
+        # a check whose property holds has no hint (it may wait for another, Check.after,
+        # and a waiting check must not suggest a mistake it did not see)
+        hint = hint if reason is not None else ""
         results.append(
             CheckResult(check.name, reason is None, hint, reason or "", True, 0.0, share, note=note)
         )
