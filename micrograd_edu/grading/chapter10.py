@@ -280,6 +280,14 @@ def _judge_classifier(case: Case, seen: dict) -> str | None:
     )
 
 
+def _reached(case: Case, seen: dict) -> str:
+    """What a passing training reached, said beside its ✔."""
+    predicted, _ = _predicted(case, seen)
+    held = case[HELD]
+    accuracy = float(np.mean(predicted == np.array(held["labels"])))
+    return f"held-out accuracy {accuracy:.3f} on {held['data']} (target {held['target']:.3f})"
+
+
 def _judge_repeated(case: Case, seen: dict) -> str | None:
     again = {k[len("again.") :]: v for k, v in seen.items() if k.startswith("again.")}
     inputs = np.shape(case["X"])[1]
@@ -301,6 +309,7 @@ _CLASSIFIER_MISTAKES = (
         lambda case, seen: "is not a class index" in str(seen.get("error", "")),
         "the network has fewer outputs than the data have classes: take the number of classes "
         "from the labels you are given",
+        name="too few outputs",
     ),
     Mistake(
         lambda case, seen: (
@@ -308,17 +317,20 @@ _CLASSIFIER_MISTAKES = (
         ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
+        name="never cleared",
     ),
     Mistake(
         _one_class,
         "every prediction is the same class: check that the loss falls while you train, and "
         "that the network sees new rows as training saw X (the same scaling)",
+        name="one class",
     ),
     Mistake(
         lambda case, seen: only_linear(seen) and _predicted(case, seen)[1] is None,
         "your network has no activation between its layers: a stack of linear layers is one "
         "linear function, so straight lines separate its classes, and no straight line "
         "separates classes made of several clusters",
+        name="no activation",
     ),
 )
 
@@ -348,6 +360,7 @@ CLASSIFIER = register(
                 run_training("train_classifier"),
                 _judge_classifier,
                 mistakes=_CLASSIFIER_MISTAKES,
+                note=_reached,
             ),
             Check(
                 f"held-out accuracy at least {_DIGITS_TARGET} on the handwritten digits",
@@ -356,6 +369,7 @@ CLASSIFIER = register(
                 run_training("train_classifier"),
                 _judge_classifier,
                 mistakes=_CLASSIFIER_MISTAKES,
+                note=_reached,
             ),
             Check(
                 "the same seed, the same network",
@@ -370,6 +384,7 @@ CLASSIFIER = register(
                         lambda case, seen: network_problem(seen, np.shape(case["X"])[1]) is None,
                         "draw every random choice (the initial weights, the order of the "
                         "mini-batches) from seed: that is what makes a training repeatable",
+                        name="unseeded",
                     ),
                 ),
             ),
