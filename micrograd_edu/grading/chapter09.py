@@ -487,7 +487,7 @@ def _reached(case: Case, seen: dict) -> str:
     """What a passing training reached, said beside its ✔."""
     prediction, _ = _predictions(case, seen)
     what, target, _ = TARGETS[case[HELD]["function"]["kind"]]
-    return f"held-out MSE {_held_out_mse(case, prediction):.3g} on {what} (target {target})"
+    return f"held-out MSE {_held_out_mse(case, prediction):.3g} on {what}; target {target}"
 
 
 def _judge_repeated(case: Case, seen: dict) -> str | None:

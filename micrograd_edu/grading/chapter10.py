@@ -285,7 +285,7 @@ def _reached(case: Case, seen: dict) -> str:
     predicted, _ = _predicted(case, seen)
     held = case[HELD]
     accuracy = float(np.mean(predicted == np.array(held["labels"])))
-    return f"held-out accuracy {accuracy:.3f} on {held['data']} (target {held['target']:.3f})"
+    return f"held-out accuracy {accuracy:.3f} on {held['data']}; target {held['target']:.3f}"
 
 
 def _judge_repeated(case: Case, seen: dict) -> str | None:
