@@ -6,12 +6,14 @@ labels the student's side never receives, and scikit-learn cannot be imported to
 import numpy as np
 import pytest
 from grading_helpers import grade
-from mistakes.chapter10 import BACKWARD
+from mistakes.chapter10 import BACKWARD, train_classifier
+from mistakes.chapter10 import _by_differences as by_differences
 from mistakes.chapter10 import _in_place as in_place
+from mistakes.chapter10 import _linear_classifier as linear_classifier
 from mistakes.chapter10 import _overflows as overflows
 from mistakes.chapter10 import weighted_cross_entropy_backward as correct
 
-from micrograd_edu import nn, optim
+from micrograd_edu import nn
 from micrograd_edu.grading import exercise
 from micrograd_edu.grading.registry import HELD, draw_cases, inputs, judge, observe
 from micrograd_edu.tensor import Tensor
@@ -83,46 +85,6 @@ def test_autograd_records_nothing_while_the_backward_is_graded():
 
 
 # --- the classifier ----------------------------------------------------------------
-
-
-def train_classifier(X, labels, seed, scaled=True, cleared=True, lr=0.01, classes=None):
-    """The lecture's recipe, written another way (CrossEntropyLoss, StepLR); the keywords
-    make the reviewers' wrong variants of it."""
-    X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
-    centre, spread = (X.mean(axis=0), X.std(axis=0) + 1.0) if scaled else (0.0, 1.0)
-    model = nn.Sequential(
-        nn.Linear(X.shape[1], 128, seed=seed), nn.ReLU(),
-        nn.Linear(128, classes or labels.max() + 1, seed=seed + 1),
-    )  # fmt: skip
-    opt = optim.Adam(model.parameters(), lr=lr)
-    schedule = optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
-    rng = np.random.default_rng(seed)
-    inputs_ = (X - centre) / spread
-    for _ in range(30):
-        order = rng.permutation(len(X))
-        for start in range(0, len(X), 32):
-            rows = order[start : start + 32]
-            loss = nn.CrossEntropyLoss()(model(Tensor(inputs_[rows])), labels[rows])
-            if cleared:
-                opt.zero_grad()
-            loss.backward()
-            opt.step()
-        schedule.step()
-    return (model, centre, spread) if scaled else model
-
-
-def linear_classifier(X, labels, seed):
-    X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
-    centre, spread = X.mean(axis=0), X.std(axis=0) + 1.0
-    model = nn.Linear(X.shape[1], labels.max() + 1, seed=seed)
-    opt = optim.Adam(model.parameters(), lr=0.05)
-    inputs_ = Tensor((X - centre) / spread)
-    for _ in range(300):
-        loss = nn.CrossEntropyLoss()(model(inputs_), labels)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return model, centre, spread
 
 
 CLASSIFIER = "10.train_classifier"
@@ -241,25 +203,6 @@ def test_scikit_learn_cannot_answer_in_the_batch_grader(tmp_path):
     (result,) = row.results
     assert result.score == 0
     assert "sklearn is withheld" in result.checks[0].reason, result.checks[0].reason
-
-
-def _weighted_loss(z, labels, weight):
-    top = z.max(axis=1, keepdims=True)
-    losses = np.log(np.exp(z - top).sum(axis=1)) + top[:, 0] - z[np.arange(len(z)), labels]
-    return np.sum(weight[labels] * losses) / np.sum(weight[labels])
-
-
-def by_differences(logits, labels, weight, h=1e-5):
-    z, labels, weight = np.array(logits, float), np.asarray(labels), np.asarray(weight, float)
-    grad = np.zeros_like(z)
-    for i in np.ndindex(z.shape):  # central differences, entry by entry
-        up, down = z.copy(), z.copy()
-        up[i] += h
-        down[i] -= h
-        grad[i] = (_weighted_loss(up, labels, weight) - _weighted_loss(down, labels, weight)) / (
-            2 * h
-        )
-    return grad
 
 
 def test_a_finite_difference_gradient_scores_nothing(monkeypatch):

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 
-from .networks import forward, network_problem, only_linear, same_network
+from .networks import forward, network_problem, only_linear, same_network, untrained
 from .plain import as_floats, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter09 import _features, _run_batches, _run_linear
@@ -479,7 +479,7 @@ def _judge_train(case: Case, seen: dict) -> str | None:
         return f"on {what}, the network's predictions at new points are inf or nan"
     mse = _held_out_mse(case, prediction)
     if mse <= target:
-        return None
+        return untrained(seen, f"held-out MSE {mse:.3g} on {what}")
     return f"held-out MSE {mse:.3g} on {what}; the target is {target} (the noise alone gives 0.01)"
 
 

@@ -32,7 +32,7 @@ from .derivation import (
     softmax_model,
     softmax_right,
 )
-from .networks import forward, network_problem, only_linear, same_network
+from .networks import forward, network_problem, only_linear, same_network, untrained
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.derivation import LARGE, LARGE_SECONDS, WEIGHTED, run_backward
 from .runners.networks import run_training
@@ -273,7 +273,7 @@ def _judge_classifier(case: Case, seen: dict) -> str | None:
     held = case[HELD]
     accuracy = float(np.mean(predicted == np.array(held["labels"])))
     if accuracy >= held["target"]:
-        return None
+        return untrained(seen, f"held-out accuracy {accuracy:.3f} on {held['data']}")
     return (
         f"held-out accuracy {accuracy:.3f} on {held['data']}; the target is "
         f"{held['target']:.3f} ({held['why']})"

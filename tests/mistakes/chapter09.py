@@ -79,8 +79,9 @@ def _broadcasts(X, y):
 def _fixed_lr(X, y):
     y = np.asarray(y, dtype=float).reshape(-1)
     beta = np.zeros(X.shape[1])
-    for _ in range(2000):
-        beta -= 1.0 * 2.0 / len(X) * X.T @ (X @ beta - y)
+    with np.errstate(over="ignore", invalid="ignore"):  # where it diverges, to inf
+        for _ in range(2000):
+            beta -= 1.0 * 2.0 / len(X) * X.T @ (X @ beta - y)
     return beta
 
 

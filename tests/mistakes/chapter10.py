@@ -26,7 +26,7 @@ def weighted_cross_entropy_backward(logits, labels, weight):
     return rw * (_softmax(z) - onehot) / rw.sum()
 
 
-def train_classifier(X, labels, seed, scaled=True, cleared=True, epochs=30, classes=None):
+def train_classifier(X, labels, seed, scaled=True, cleared=True, epochs=30, classes=None, lr=0.01):
     """The lecture's recipe, written another way (CrossEntropyLoss, StepLR); the keywords
     make the mistakes below."""
     X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
@@ -35,7 +35,7 @@ def train_classifier(X, labels, seed, scaled=True, cleared=True, epochs=30, clas
         nn.Linear(X.shape[1], 128, seed=seed), nn.ReLU(),
         nn.Linear(128, classes or labels.max() + 1, seed=seed + 1),
     )  # fmt: skip
-    opt = optim.Adam(model.parameters(), lr=0.01)
+    opt = optim.Adam(model.parameters(), lr=lr)
     schedule = optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
     rng = np.random.default_rng(seed)
     inputs = (X - centre) / spread
