@@ -5,74 +5,20 @@ labels the student's side never receives, and scikit-learn cannot be imported to
 
 import numpy as np
 import pytest
-from grading_helpers import grade, spoilers
+from grading_helpers import grade
+from mistakes.chapter10 import BACKWARD, train_classifier
+from mistakes.chapter10 import _by_differences as by_differences
+from mistakes.chapter10 import _in_place as in_place
+from mistakes.chapter10 import _linear_classifier as linear_classifier
+from mistakes.chapter10 import _overflows as overflows
+from mistakes.chapter10 import weighted_cross_entropy_backward as correct
 
-from micrograd_edu import nn, optim
+from micrograd_edu import nn
 from micrograd_edu.grading import exercise
 from micrograd_edu.grading.registry import HELD, draw_cases, inputs, judge, observe
 from micrograd_edu.tensor import Tensor
 
-
-def _softmax(z, axis=1):
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _parts(logits, labels, weight):
-    z = np.asarray(logits, dtype=float)
-    labels = np.asarray(labels, dtype=int)
-    w = np.asarray(weight, dtype=float)
-    return z, np.eye(z.shape[1])[labels], w[labels][:, None], w
-
-
-def correct(logits, labels, weight):
-    z, onehot, rw, _ = _parts(logits, labels, weight)
-    return rw * (_softmax(z) - onehot) / rw.sum()
-
-
-def times_n(logits, labels, weight):
-    return correct(logits, labels, weight) * len(logits)
-
-
-def unweighted(logits, labels, weight):
-    z, onehot, _, _ = _parts(logits, labels, weight)
-    return (_softmax(z) - onehot) / len(z)
-
-
-def over_rows(logits, labels, weight):
-    z, onehot, rw, _ = _parts(logits, labels, weight)
-    return rw * (_softmax(z) - onehot) / len(z)
-
-
-def by_column(logits, labels, weight):
-    z, onehot, rw, w = _parts(logits, labels, weight)
-    return w * (_softmax(z) - onehot) / rw.sum()
-
-
-def softmax_only(logits, labels, weight):
-    z, _, rw, _ = _parts(logits, labels, weight)
-    return rw * _softmax(z) / rw.sum()
-
-
-def wrong_sign(logits, labels, weight):
-    return -correct(logits, labels, weight)
-
-
-def down_the_batch(logits, labels, weight):
-    z, onehot, rw, _ = _parts(logits, labels, weight)
-    return rw * (_softmax(z, axis=0) - onehot) / rw.sum()
-
-
-def overflows(logits, labels, weight):
-    z, onehot, rw, _ = _parts(logits, labels, weight)
-    with np.errstate(all="ignore"):
-        e = np.exp(z)
-        return rw * (e / e.sum(axis=1, keepdims=True) - onehot) / rw.sum()
-
-
-def in_place(logits, labels, weight):
-    logits -= logits.max(axis=1, keepdims=True)
-    return correct(logits, labels, weight)
+# each typical mistake against its own hint and the others': tests/mistakes/chapter10.py
 
 
 def slightly_off(logits, labels, weight):
@@ -85,34 +31,10 @@ def scaled(logits, labels, weight):
     return correct(logits, labels, weight) * 1.03
 
 
-HINTS = {  # the mistake -> a phrase of the one hint it must get
-    times_n: "N times the gradient",
-    unweighted: "plain mean",
-    over_rows: "not by the number of rows",
-    by_column: "the same for all C entries",
-    softmax_only: "appears in the loss a second time",
-    wrong_sign: "opposite sign",
-    down_the_batch: "along the row, not down the batch",
-}
-BACKWARD = "10.weighted_cross_entropy_backward"
-
-
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(8)])
 def test_the_reference_backward_passes_on_any_seed(seed):
     result = grade(BACKWARD, {"weighted_cross_entropy_backward": correct}, seed)
     assert result.passed, [(c.name, c.reason) for c in result.checks]
-
-
-@pytest.mark.parametrize("mistake", list(HINTS), ids=[m.__name__ for m in HINTS])
-def test_each_mistake_gets_its_own_hint_and_no_other(mistake):
-    result = grade(BACKWARD, {"weighted_cross_entropy_backward": mistake})
-    assert result.score == 0
-    hints = {c.hint for c in result.checks if not c.passed}
-    assert hints and all(HINTS[mistake] in hint for hint in hints), hints
-    others = [phrase for m, phrase in HINTS.items() if m is not mistake]
-    assert not any(phrase in hint for hint in hints for phrase in others)
-    shown = [c.reason for c in result.checks] + [c.hint for c in result.checks]
-    assert not spoilers(exercise(BACKWARD), shown)
 
 
 def test_overflow_fails_only_at_large_logits_with_its_hint():
@@ -163,46 +85,6 @@ def test_autograd_records_nothing_while_the_backward_is_graded():
 
 
 # --- the classifier ----------------------------------------------------------------
-
-
-def train_classifier(X, labels, seed, scaled=True, cleared=True, lr=0.01, classes=None):
-    """The lecture's recipe, written another way (CrossEntropyLoss, StepLR); the keywords
-    make the reviewers' wrong variants of it."""
-    X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
-    centre, spread = (X.mean(axis=0), X.std(axis=0) + 1.0) if scaled else (0.0, 1.0)
-    model = nn.Sequential(
-        nn.Linear(X.shape[1], 128, seed=seed), nn.ReLU(),
-        nn.Linear(128, classes or labels.max() + 1, seed=seed + 1),
-    )  # fmt: skip
-    opt = optim.Adam(model.parameters(), lr=lr)
-    schedule = optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
-    rng = np.random.default_rng(seed)
-    inputs_ = (X - centre) / spread
-    for _ in range(30):
-        order = rng.permutation(len(X))
-        for start in range(0, len(X), 32):
-            rows = order[start : start + 32]
-            loss = nn.CrossEntropyLoss()(model(Tensor(inputs_[rows])), labels[rows])
-            if cleared:
-                opt.zero_grad()
-            loss.backward()
-            opt.step()
-        schedule.step()
-    return (model, centre, spread) if scaled else model
-
-
-def linear_classifier(X, labels, seed):
-    X, labels = np.asarray(X, dtype=float), np.asarray(labels, dtype=int)
-    centre, spread = X.mean(axis=0), X.std(axis=0) + 1.0
-    model = nn.Linear(X.shape[1], labels.max() + 1, seed=seed)
-    opt = optim.Adam(model.parameters(), lr=0.05)
-    inputs_ = Tensor((X - centre) / spread)
-    for _ in range(300):
-        loss = nn.CrossEntropyLoss()(model(inputs_), labels)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return model, centre, spread
 
 
 CLASSIFIER = "10.train_classifier"
@@ -321,25 +203,6 @@ def test_scikit_learn_cannot_answer_in_the_batch_grader(tmp_path):
     (result,) = row.results
     assert result.score == 0
     assert "sklearn is withheld" in result.checks[0].reason, result.checks[0].reason
-
-
-def _weighted_loss(z, labels, weight):
-    top = z.max(axis=1, keepdims=True)
-    losses = np.log(np.exp(z - top).sum(axis=1)) + top[:, 0] - z[np.arange(len(z)), labels]
-    return np.sum(weight[labels] * losses) / np.sum(weight[labels])
-
-
-def by_differences(logits, labels, weight, h=1e-5):
-    z, labels, weight = np.array(logits, float), np.asarray(labels), np.asarray(weight, float)
-    grad = np.zeros_like(z)
-    for i in np.ndindex(z.shape):  # central differences, entry by entry
-        up, down = z.copy(), z.copy()
-        up[i] += h
-        down[i] -= h
-        grad[i] = (_weighted_loss(up, labels, weight) - _weighted_loss(down, labels, weight)) / (
-            2 * h
-        )
-    return grad
 
 
 def test_a_finite_difference_gradient_scores_nothing(monkeypatch):

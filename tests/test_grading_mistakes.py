@@ -17,7 +17,7 @@ from grading_helpers import grade
 
 from micrograd_edu.grading import chapter, exercise
 
-COVERED = ["01", "02", "03", "04", "05"]
+COVERED = ["01", "02", "03", "04", "05", "06", "07", "08", "09", "10"]
 MODULES = {number: importlib.import_module(f"mistakes.chapter{number}") for number in COVERED}
 EXAMPLES = [(number, e) for number, m in MODULES.items() for e in m.EXAMPLES]
 RIGHT = [(number, e) for number, m in MODULES.items() for e in getattr(m, "RIGHT", [])]

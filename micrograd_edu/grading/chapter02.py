@@ -339,13 +339,6 @@ QUOTIENT = register(
             )
         ),
         withheld=WITHHELD,
-        answers=(
-            "(du * v - u * dv) / v**2",
-            "(du * v - u * dv) / (v * v)",
-            "du / v - u * dv / v**2",
-            r"\frac{v\,\frac{du}{dx} - u\,\frac{dv}{dx}}{v^2}",
-            "(du v - u dv) / v²",
-        ),
     )
 )
 
@@ -415,13 +408,6 @@ POWER = register(
             )
         ),
         withheld=WITHHELD,
-        answers=(
-            "dv * u.log() + v * du / u",
-            "v * du / u + dv * u.log()",
-            "u**v * (",
-            r"u^v \left(",
-            r"\ln u + v",
-        ),
     )
 )
 
@@ -584,12 +570,6 @@ DIFF = register(
         ),
         requires=reference_steps(quotient_rule="quotient_reference"),
         withheld=WITHHELD,
-        answers=(
-            "a[1] * a[0] ** (a[1] - 1) * da[0]",
-            '"cos": -a[0].sin()',
-            "outer[expr.op] * da[0]",
-            "a[0] * da[1] + a[1] * da[0]",
-        ),
     )
 )
 
@@ -721,7 +701,6 @@ SIZE = register(
             ),
         ),
         withheld=WITHHELD,
-        answers=("1 + sum(my_size(arg) for arg in expr.args)", "1 + sum(my_size("),
     )
 )
 
@@ -905,9 +884,5 @@ FOLD = register(
             ),
         ),
         withheld=WITHHELD,
-        answers=(
-            "Constant(folded.evaluate())",
-            "if all(isinstance(arg, Constant) for arg in args)",
-        ),
     )
 )

@@ -344,7 +344,6 @@ TOPOLOGICAL_ORDER = register(
             _order_check("a chain of 5000 nodes", lambda rng: _chain(rng, 5000), 1),
         ),
         withheld=WITHHELD,
-        answers=("stack.append((parent, iter(parent.parents)))", "iter(root.parents)"),
     )
 )
 
@@ -633,7 +632,6 @@ POW = register(
                 ),  # (the local-derivative check tells the other mistakes apart; at 0 they agree)
             ),
         ),
-        answers=("k * self.data ** (k - 1)", "k * self.data**(k - 1)", "self.data ** (k - 1)"),
     )
 )
 
@@ -667,7 +665,6 @@ EXP = register(
             low=0.1,
             high=2.0,
         ),
-        answers=("out.data * out.grad", "math.exp(self.data) * out.grad"),
     )
 )
 
@@ -726,7 +723,6 @@ RELU = register(
                 ),
             ),
         ),
-        answers=("(self.data > 0) * out.grad", "(out.data > 0) * out.grad"),
     )
 )
 
@@ -907,7 +903,6 @@ DIV = register(
                 ),
             ),
         ),
-        answers=("self * other ** -1", "self * other**-1", "self + (-other)", "self * -1"),
     )
 )
 
@@ -1088,7 +1083,6 @@ BACKWARD = register(
             ),
         ),
         requires=reference_steps(topological_order="topological_order"),
-        answers=("reversed(topological_order(root))", "reversed(order)", "node.grad = 0"),
     )
 )
 
@@ -1279,6 +1273,5 @@ TRAIN = register(
         requires=reference_steps(
             backward="backward_reference", topological_order="topological_order"
         ),
-        answers=("p.data -= lr * p.grad", "p.data - lr * p.grad", ".tanh() for"),
     )
 )

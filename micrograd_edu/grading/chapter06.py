@@ -1,8 +1,8 @@
 """Chapter 06's exercises: tensors, broadcasting and the backward of ``@``.
 
 The oracles are central differences of the functions the gradients belong to
-(broadcasting, ``sum(dC * (A @ B))``, ``xᵀAx``) and, for a symmetric matrix, the
-closed form ``2Ax``; none calls the code being graded. The shapes are drawn so
+(broadcasting, ``sum(dC * (A @ B))``, ``xᵀAx``); none calls the code being graded, and
+none is the answer written out. The shapes are drawn so
 that the classic mistakes show: a (1, n) bias next to an (m, n) batch, matrices
 whose three sizes all differ, 1-D vectors.
 """
@@ -34,52 +34,53 @@ WITHHELD = (
 
 
 def _unbroadcast_cases(pairs: list[tuple[str, str]]):
-    """Cases from (grad shape, input shape) patterns over the letters m, n, k (sizes 2..5)."""
+    """Cases from (grad shape, input shape) patterns over the letters m, n, k (sizes 2..5).
+    Within a check no two cases copy the input's entries the same number of times, so an
+    answer that averages the copies is never one constant factor off."""
 
     def cases(rng: random.Random) -> list[Case]:
-        out = []
+        out, copies = [], set()
         for grad_pattern, shape_pattern in pairs:
-            size = {letter: rng.randint(2, 5) for letter in "mnk"}
-
-            def shape(pattern: str, size: dict = size) -> list[int]:
-                return [size.get(c, 1) for c in pattern]
-
-            out.append(
-                {
-                    "grad": random_matrix(rng, *shape(grad_pattern)),
-                    "shape": shape(shape_pattern),
-                }
-            )
+            while True:
+                size = {letter: rng.randint(2, 5) for letter in "mnk"}
+                grad = [size.get(c, 1) for c in grad_pattern]
+                shape = [size.get(c, 1) for c in shape_pattern]
+                count = int(np.prod(grad)) // int(np.prod(shape))
+                if count not in copies or count == 1:
+                    copies.add(count)
+                    break
+            out.append({"grad": random_matrix(rng, *grad), "shape": shape})
         return out
 
     return cases
 
 
-def _judge_unbroadcast(case: Case, seen: dict) -> str | None:
+def _unbroadcast_want(case: Case) -> np.ndarray:
+    """The input's gradient, by central differences of the linear map broadcasting is (the
+    gradient it sends back is Jᵀ grad, J its Jacobian)."""
     grad, shape = np.array(case["grad"]), tuple(case["shape"])
 
-    # Broadcasting is linear: the gradient it sends back is Jᵀ grad, J its Jacobian.
     def spread(v: np.ndarray) -> float:
         return float(np.sum(np.broadcast_to(v, grad.shape) * grad))
 
     (want,) = numerical_gradients(spread, np.zeros(shape))
-    return compare(seen.get("value"), want, f"unbroadcast(grad of shape {grad.shape}, {shape})")
+    return want
 
 
-def _grad_shape(case: Case) -> tuple[np.ndarray, tuple[int, ...]]:
-    return np.array(case["grad"], dtype=float), tuple(case["shape"])
+def _judge_unbroadcast(case: Case, seen: dict) -> str | None:
+    grad, shape = np.shape(case["grad"]), tuple(case["shape"])
+    return compare(
+        seen.get("value"), _unbroadcast_want(case), f"unbroadcast(grad of shape {grad}, {shape})"
+    )
 
 
-def _axes(case: Case) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The leading axes broadcasting added, and the stretched axes (in shape's numbering)."""
-    grad, shape = _grad_shape(case)
-    lead = grad.ndim - len(shape)
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    return tuple(range(lead)), stretched
+def _unbroadcast_right(case: Case) -> dict:
+    return {"value": _unbroadcast_want(case).tolist()}
 
 
-def _unbroadcast_is(model):
-    return lambda case, seen: same(seen.get("value"), model(*_grad_shape(case), *_axes(case)))
+def _copies(case: Case) -> float:
+    """How many entries of grad each entry of the input stands for."""
+    return np.size(case["grad"]) / max(1, int(np.prod(case["shape"])))
 
 
 _UNBROADCAST_MISTAKES = (
@@ -87,46 +88,19 @@ _UNBROADCAST_MISTAKES = (
         lambda case, seen: "cannot reshape" in str(seen.get("error", "")),
         "grad has more entries than the input: no reshape makes them fit. Each entry of the "
         "input was copied several times; which entries of grad belong to it?",
-    ),
-    Mistake(
-        _unbroadcast_is(lambda g, s, lead, stretched: g),
-        "that is grad itself, with grad's shape: the input was smaller, and broadcasting used "
-        "each of its entries several times. Each use sends back a share",
-    ),
-    Mistake(
-        _unbroadcast_is(
-            lambda g, s, lead, stretched: (
-                g.sum(axis=lead).sum(axis=stretched) if stretched else np.zeros(0)
-            )
-        ),
-        "the right sums, but the axes of length 1 are gone: the result must have exactly "
-        "the input's shape, axes of length 1 included",
-    ),
-    Mistake(
-        _unbroadcast_is(
-            lambda g, s, lead, stretched: (
-                g.sum(axis=lead).mean(axis=stretched, keepdims=True)
-                if stretched
-                else g.mean(axis=lead)
-            )
-        ),
-        "averaged instead of summed: every use of an entry sends back its whole share",
-    ),
-    Mistake(
-        _unbroadcast_is(lambda g, s, lead, stretched: g.sum(axis=lead) if stretched else None),
-        "the added leading axes are summed away, but not the stretched ones: which axes of "
-        "the input have length 1 where grad's do not?",
+        name="reshape",
     ),
     Mistake(
         lambda case, seen: (
-            _axes(case)[1] != (0,)
-            and same(seen.get("value"), _grad_shape(case)[0].sum(axis=0, keepdims=True))
+            _copies(case) > 1 and same(seen.get("value"), _unbroadcast_want(case) / _copies(case))
         ),
-        "summed over the first axis, but here broadcasting stretched others: which axes of "
-        "the input have length 1 where grad's do not?",
+        "averaged instead of summed: every use of an entry sends back its whole share",
+        name="averaged",
     ),
 )
 
+# (an answer of the wrong shape, such as grad itself or the sums without their axes of
+# length 1, is told its shape and the one it must have: that is what was seen)
 
 UNBROADCAST = register(
     Exercise(
@@ -144,6 +118,7 @@ UNBROADCAST = register(
                 _run_unbroadcast,
                 _judge_unbroadcast,
                 mistakes=_UNBROADCAST_MISTAKES,
+                right=_unbroadcast_right,
             ),
             Check(
                 "leading axes that broadcasting added",
@@ -152,6 +127,7 @@ UNBROADCAST = register(
                 _run_unbroadcast,
                 _judge_unbroadcast,
                 mistakes=_UNBROADCAST_MISTAKES,
+                right=_unbroadcast_right,
             ),
             Check(
                 "length-1 axes anywhere",
@@ -160,6 +136,7 @@ UNBROADCAST = register(
                 _run_unbroadcast,
                 _judge_unbroadcast,
                 mistakes=_UNBROADCAST_MISTAKES,
+                right=_unbroadcast_right,
             ),
             Check(
                 "nothing to undo",
@@ -168,9 +145,9 @@ UNBROADCAST = register(
                 _run_unbroadcast,
                 _judge_unbroadcast,
                 mistakes=_UNBROADCAST_MISTAKES,
+                right=_unbroadcast_right,
             ),
         ),
-        answers=("keepdims=True)", "sum(axis=tuple(range(", "grad.ndim - len(shape)"),
         withheld=WITHHELD,
     )
 )
@@ -183,7 +160,8 @@ def _matmul_cases(kinds: list[str]):
     """One case per kind: "square", "matrix" (m, k) @ (k, n) with m, k, n all different,
     "matvec" (m, k) @ (k,), "vecmat" (k,) @ (k, n), "dot" (k,) @ (k,); stacks of
     matrices: "stacked" (p, m, k) @ (p, k, n), "shared" (p, m, k) @ (k, n) (one B for the
-    whole batch), "broadcast" (q, 1, m, k) @ (p, k, n), "stackvec" (p, m, k) @ (k,)."""
+    whole batch), "broadcast" (q, 1, m, k) @ (p, k, n), "stackvec" (p, m, k) @ (k,),
+    "vecstack" (k,) @ (p, k, n)."""
 
     def cases(rng: random.Random) -> list[Case]:
         out = []
@@ -200,6 +178,7 @@ def _matmul_cases(kinds: list[str]):
                 "shared": ((p, m, k), (k, n)),
                 "broadcast": ((q, 1, m, k), (p, k, n)),
                 "stackvec": ((p, m, k), (k,)),
+                "vecstack": ((k,), (p, k, n)),
             }[kind]
             c_shape = (np.zeros(a_shape) @ np.zeros(b_shape)).shape
             out.append(
@@ -215,104 +194,113 @@ def _matmul_cases(kinds: list[str]):
     return cases
 
 
+def _matmul_want(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """(dA, dB): central differences of sum(dC * (A @ B))."""
+    a, b, dc = _abc(case)
+    want_a, want_b = numerical_gradients(lambda x, y: np.sum(dc * (x @ y)), a, b)
+    return want_a, want_b
+
+
 def _judge_matmul(case: Case, seen: dict) -> str | None:
     if not seen.get("pair"):
         return "matmul_backward must return a tuple (dA, dB)"
-    a, b, dc = (np.array(case[key], dtype=float) for key in ("A", "B", "dC"))
-    want_a, want_b = numerical_gradients(lambda x, y: np.sum(dc * (x @ y)), a, b)
+    (a, b, _), (want_a, want_b) = _abc(case), _matmul_want(case)
     where = f" for A {a.shape} @ B {b.shape}"
     return compare(seen.get("dA"), want_a, "dA" + where) or compare(
         seen.get("dB"), want_b, "dB" + where
     )
 
 
+def _matmul_right(case: Case) -> dict:
+    want_a, want_b = _matmul_want(case)
+    return {"dA": want_a.tolist(), "dB": want_b.tolist()}
+
+
 def _abc(case: Case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.array(case[key], dtype=float) for key in ("A", "B", "dC"))
 
 
-def _pair_is(model):
+def _same_error(seen: dict, error: Exception) -> bool:
+    """Whether the student's code raised what the mistake's model raises on the case."""
+    return str(seen.get("error", "")).startswith(f"{type(error).__name__}: {str(error)[:200]}")
+
+
+def _pair_is(model, when=lambda a, b: True):
+    """The mistake ``model(A, B, dC) -> (dA, dB)``: the student's pair is the model's (each
+    part the model's or the right one, and one the model's where the model is wrong), or
+    the student's code raised what the model raises, on the cases ``when(A, B)`` allows."""
+
     def matches(case: Case, seen: dict) -> bool:
-        want_a, want_b = model(*_abc(case))
-        return same(seen.get("dA"), want_a) or same(seen.get("dB"), want_b)
+        a, b, dc = _abc(case)
+        if not when(a, b):
+            return False
+        try:
+            with np.errstate(all="ignore"):
+                wrong = model(a, b, dc)
+        except Exception as error:  # the model raises: so must the student's code
+            return _same_error(seen, error)
+        right = _matmul_want(case)
+        made = [not same(w.tolist(), r) for w, r in zip(wrong, right, strict=True)]
+        parts = [seen.get("dA"), seen.get("dB")]
+        return any(m and same(p, w) for m, p, w in zip(made, parts, wrong, strict=True)) and all(
+            same(p, w) or same(p, r) for p, w, r in zip(parts, wrong, right, strict=True)
+        )
 
     return matches
 
 
-def _swap(x: np.ndarray) -> np.ndarray:
-    return np.swapaxes(x, -1, -2)
+def _laid_out_transposed(want: tuple, seen: dict) -> bool:
+    """Each gradient is the right one with its axes reversed (np.transpose, .T), and one at
+    least differs from the right one so."""
+    parts = [seen.get("dA"), seen.get("dB")]
+    turned = [not same(w.tolist(), w.T) for w in want]
+    return any(turned) and all(same(p, w.T) for p, w in zip(parts, want, strict=True))
 
 
-def _batch_not_summed(case: Case, seen: dict) -> bool:
-    # the products' gradients, each with the product's batch axes, never summed back to
-    # an input that broadcasting used in several products
-    a, b, dc = _abc(case)
-    if a.ndim < 3 or b.ndim < 2:
-        return False
-    want_a, want_b = dc @ _swap(b), _swap(a) @ dc
-    sums_a, sums_b = want_a.shape != a.shape, want_b.shape != b.shape
-    return (sums_a and same(seen.get("dA"), want_a)) or (sums_b and same(seen.get("dB"), want_b))
-
-
-def _stack_transposed_whole(case: Case, seen: dict) -> bool:
-    # .T on a stack of matrices reverses every axis, not only the last two
-    a, b, dc = _abc(case)
-    if max(a.ndim, b.ndim) < 3:
-        return False
-    if "error" in seen:
-        return "matmul" in str(seen["error"]) or "shapes" in str(seen["error"])
-    try:
-        return same(seen.get("dA"), dc @ b.T) or same(seen.get("dB"), a.T @ dc)
-    except ValueError:
-        return False
-
-
-def _vector_flattened(case: Case, seen: dict) -> bool:
-    # with a 1-D input, a gradient came back of the wrong size, or the products raised
-    # (matrices pass): .T left the vector as it was
-    a, b, _ = _abc(case)
-    if a.ndim != 1 and b.ndim != 1:
-        return False
-    if "error" in seen:
-        return "ValueError" in str(seen["error"])
-    return any(np.size(seen.get(key)) != x.size for key, x in (("dA", a), ("dB", b)))
+def _as_matrices(a: np.ndarray, b: np.ndarray, dc: np.ndarray) -> tuple:
+    # the lecture's rule for two matrices, applied as it is: .T reverses every axis (a
+    # stack's too) and leaves a 1-D vector as it is
+    return dc @ b.T, a.T @ dc
 
 
 _MATMUL_MISTAKES = (
     Mistake(
-        lambda case, seen: (
-            "cannot reshape" in str(seen.get("error", ""))
-            and max(np.ndim(case["A"]), np.ndim(case["B"])) > 2
-        ),
-        "a gradient with the product's batch axes has more entries than its input: no reshape "
-        "makes them fit. An input shared by several products of the stack collects a "
-        "contribution from each of them (exercise 1's idea)",
-    ),
-    Mistake(
         _pair_is(lambda a, b, dc: (dc @ b, a @ dc)),
         "the factors enter as they stood in A @ B: for dA to have A's shape, and dB B's, "
         "one of them must turn its rows into columns",
+        name="as they stood",
     ),
     Mistake(
-        _pair_is(lambda a, b, dc: ((dc @ b.T).T, (a.T @ dc).T)),
+        lambda case, seen: _laid_out_transposed(_matmul_want(case), seen),
         "the right entries, laid out transposed: each gradient has the shape of its input",
-    ),
-    Mistake(
-        _batch_not_summed,
-        "a gradient came back with the batch axes of the product, not of its input: an "
-        "input that broadcasting shared among several products of the stack collects a "
-        "contribution from each of them (exercise 1's idea)",
-    ),
-    Mistake(
-        _stack_transposed_whole,
-        ".T reverses every axis of an array, so on a stack of matrices it also reverses the "
-        "stack: transpose only the last two axes",
-    ),
-    Mistake(
-        _vector_flattened,
-        "a 1-D vector has no second axis, so .T leaves it as it is: treat a vector on the "
-        "left as a one-row matrix and on the right as a one-column matrix",
+        name="transposed",
     ),
 )
+_RESHAPE = Mistake(
+    lambda case, seen: (
+        "cannot reshape" in str(seen.get("error", ""))
+        and max(np.ndim(case["A"]), np.ndim(case["B"])) > 2
+    ),
+    "a gradient with the product's batch axes has more entries than its input: no reshape "
+    "makes them fit. An input shared by several products of the stack collects a "
+    "contribution from each of them (exercise 1's idea)",
+    name="reshape",
+)
+_STACK_T = Mistake(
+    _pair_is(_as_matrices, when=lambda a, b: max(a.ndim, b.ndim) > 2),
+    ".T reverses every axis of an array, so on a stack of matrices it also reverses the "
+    "stack: transpose only the last two axes",
+    name="stack .T",
+)
+_VECTOR_T = Mistake(
+    _pair_is(_as_matrices, when=lambda a, b: min(a.ndim, b.ndim) == 1),
+    "a 1-D vector has no second axis, so .T leaves it as it is: treat a vector on the "
+    "left as a one-row matrix and on the right as a one-column matrix",
+    name="vector .T",
+)
+
+# (a gradient that keeps the product's batch axes, or of a transposed non-square shape, is
+# told its shape and the one it must have: that is what was seen)
 
 
 MATMUL = register(
@@ -332,6 +320,7 @@ MATMUL = register(
                 _run_matmul,
                 _judge_matmul,
                 mistakes=_MATMUL_MISTAKES,
+                right=_matmul_right,
             ),
             Check(
                 "non-square matrices",
@@ -340,6 +329,7 @@ MATMUL = register(
                 _run_matmul,
                 _judge_matmul,
                 mistakes=_MATMUL_MISTAKES,
+                right=_matmul_right,
             ),
             Check(
                 "1-D vectors",
@@ -347,32 +337,30 @@ MATMUL = register(
                 _matmul_cases(["matvec", "vecmat", "dot"]),
                 _run_matmul,
                 _judge_matmul,
-                mistakes=_MATMUL_MISTAKES,
+                mistakes=(*_MATMUL_MISTAKES, _VECTOR_T),
+                right=_matmul_right,
             ),
             Check(
                 "stacks of matrices, with broadcast batch axes",
                 "",
-                _matmul_cases(["stacked", "shared", "broadcast", "stackvec"]),
+                _matmul_cases(["stacked", "shared", "broadcast"]),
                 _run_matmul,
                 _judge_matmul,
                 weight=2,
-                mistakes=_MATMUL_MISTAKES,
+                mistakes=(_RESHAPE, *_MATMUL_MISTAKES, _STACK_T),
+                right=_matmul_right,
+            ),
+            Check(
+                "a stack times a vector",
+                "",
+                _matmul_cases(["stackvec", "vecstack"]),
+                _run_matmul,
+                _judge_matmul,
+                mistakes=(*_MATMUL_MISTAKES, _STACK_T, _VECTOR_T),
+                right=_matmul_right,
             ),
         ),
         requires=reference_steps(unbroadcast="unbroadcast_reference"),
-        answers=(
-            "dC2 @ np.swapaxes(B2, -1, -2)",
-            "np.swapaxes(A2, -1, -2) @ dC2",
-            r"\bar C B^\top",
-            r"A^\top \bar C",
-            "dC2 @ B2.T",
-            "A2.T @ dC2",
-            "dC @ B.T",
-            "A.T @ dC",
-            "dC Bᵀ",
-            "Aᵀ dC",
-            "np.outer(dC, b)",
-        ),
         withheld=WITHHELD,
     )
 )
@@ -394,16 +382,19 @@ def _quadratic_cases(symmetric: bool):
     return cases
 
 
-def _judge_symmetric(case: Case, seen: dict) -> str | None:
-    a, x = np.array(case["A"]), np.array(case["x"])
-    what = f"the gradient for a symmetric {len(x)}x{len(x)} A"
-    return compare(seen.get("value"), 2 * a @ x, what)
+def _quadratic_want(case: Case) -> np.ndarray:
+    a = np.array(case["A"], dtype=float)
+    (want,) = numerical_gradients(lambda v: v @ a @ v, np.array(case["x"], dtype=float))
+    return want
 
 
-def _judge_general(case: Case, seen: dict) -> str | None:
-    a, x = np.array(case["A"]), np.array(case["x"])
-    (want,) = numerical_gradients(lambda v: v @ a @ v, x)
-    return compare(seen.get("value"), want, f"the gradient for a {len(x)}x{len(x)} A")
+def _judge_quadratic(case: Case, seen: dict) -> str | None:
+    n = len(case["x"])
+    return compare(seen.get("value"), _quadratic_want(case), f"the gradient for a {n}x{n} A")
+
+
+def _quadratic_right(case: Case) -> dict:
+    return {"value": _quadratic_want(case).tolist()}
 
 
 def _quadratic_is(model):
@@ -421,10 +412,12 @@ _QUADRATIC_MISTAKES = (
             or _quadratic_is(lambda a, x: a.T @ x)(case, seen)
         ),
         "x appears twice in xᵀAx, once on each side of A: each appearance contributes a term",
+        name="x twice",
     ),
     Mistake(
         _quadratic_is(lambda a, x: 2 * a @ x),
         "the two terms are equal only when A equals its transpose; this A does not",
+        name="not symmetric",
     ),
 )
 
@@ -443,19 +436,20 @@ QUADRATIC = register(
                 "",
                 _quadratic_cases(symmetric=True),
                 _run_quadratic,
-                _judge_symmetric,
+                _judge_quadratic,
                 mistakes=_QUADRATIC_MISTAKES,
+                right=_quadratic_right,
             ),
             Check(
                 "non-symmetric A",
                 "",
                 _quadratic_cases(symmetric=False),
                 _run_quadratic,
-                _judge_general,
+                _judge_quadratic,
                 mistakes=_QUADRATIC_MISTAKES,
+                right=_quadratic_right,
             ),
         ),
-        answers=("(A + A.T) @ x", "(A + Aᵀ)x", "A @ x + A.T @ x", "Ax + Aᵀx", r"(A + A^\top)x"),
         withheld=WITHHELD,
     )
 )

@@ -176,6 +176,7 @@ _REPLACED = Mistake(
     _grad_is(_halved),
     "x was used twice here, and only one use's share of the gradient reached it: a backward "
     "rule adds its share to an input's grad, it never replaces what is there",
+    name="replaced",
 )
 
 _UNREDUCED = (
@@ -195,13 +196,14 @@ def _ratio(case: Case, which: int = 0) -> float:
     return _result(case).size / np.size(case["inputs"][which])
 
 
-def _result_shaped(case: Case, seen: dict) -> bool:
-    # an input's grad came back in the result's shape, which is not the input's
-    shape = _result(case).shape
-    grads = seen.get("grads") or []
-    return any(
-        np.shape(got) == shape != np.shape(x) for got, x in zip(grads, case["inputs"], strict=False)
-    )
+def _broadcast_input(case: Case) -> bool:
+    """Some input is smaller than the result: broadcasting copied it."""
+    return any(_ratio(case, i) != 1 for i in range(len(case["inputs"])))
+
+
+def _smaller_operand(case: Case) -> bool:
+    """Some operand is smaller than the result: an input broadcasting copied, or a number."""
+    return _broadcast_input(case) or case["expr"] in ("add_number", "number_add")
 
 
 def _averaged(case: Case, seen: dict) -> bool:
@@ -213,6 +215,11 @@ def _averaged(case: Case, seen: dict) -> bool:
     )
 
 
+def _expression_right(case: Case) -> dict:
+    """What a right answer observes: the result's data and each input's gradient."""
+    return {"value": _result(case).tolist(), "grads": [want.tolist() for want in _wants(case)]}
+
+
 def _checks(
     cases: Callable[[list[str]], Callable[[random.Random], list[Case]]],
     run: Callable,
@@ -220,9 +227,11 @@ def _checks(
     mistakes: tuple[Mistake, ...],
     *specs: tuple,
     serve: Callable | None = None,
+    right: Callable[[Case], dict] | None = _expression_right,
 ) -> tuple[Check, ...]:
-    """One check per spec ``(name, kinds)`` or ``(name, kinds, weight)``: the cases of those
-    kinds, all run, judged and explained by the same functions and mistakes."""
+    """One check per spec ``(name, kinds)``, ``(name, kinds, weight)`` or ``(name, kinds,
+    weight, its own mistakes)``: the cases of those kinds, all run, judged and explained by
+    the same functions, and by ``mistakes`` where the spec names none of its own."""
     return tuple(
         Check(
             name,
@@ -230,11 +239,12 @@ def _checks(
             cases(kinds),
             run,
             judge,
-            weight=w[0] if w else 1.0,
-            mistakes=mistakes,
+            weight=more[0] if more else 1.0,
+            mistakes=more[1] if len(more) > 1 else mistakes,
             serve=serve,
+            right=right,
         )  # fmt: skip
-        for name, kinds, *w in specs
+        for name, kinds, *more in specs
     )
 
 
@@ -278,25 +288,45 @@ def _broadcast_cases(kinds: list[str]):
     return cases
 
 
-_NOT_A_TENSOR = (
+def _not_a_tensor(case: Case) -> bool:
+    """The case has an operand that is a plain number or a numpy array."""
+    return case["expr"] in ("add_number", "number_add", "array_add", "matmul_array")
+
+
+_NOT_A_TENSOR = Mistake(
+    # the operand used as a MyTensor: its .data or .shape is missing (an array's .data is a
+    # buffer, so there the backward finds no .grad)
+    _raised("attribute 'data'", "attribute 'shape'", "attribute 'grad'", when=_not_a_tensor),
     "the other operand may be a plain number or a numpy array: make it a MyTensor first, as "
-    "__mul__ does"
+    "__mul__ does",
+    name="not a tensor",
 )
 
 _BROADCAST_MISTAKES = (
     _REPLACED,
-    Mistake(_either(_raised("broadcast"), _result_shaped), _UNREDUCED),
+    Mistake(
+        # `x.grad += out.grad` where x is smaller than the result: numpy refuses the sum
+        _raised("non-broadcastable output operand", when=_smaller_operand),
+        _UNREDUCED,
+        name="unreduced",
+    ),
     Mistake(
         _averaged,
         "averaged instead of summed: each copy of an entry sends back its whole share",
+        name="averaged",
     ),
     Mistake(
+        # without __radd__, Python asks the number, then the array (whose + of a
+        # non-array falls back to sequence concatenation), and both refuse
         _raised(
-            "unsupported operand", when=lambda case: case["expr"] in ("number_add", "array_add")
+            "unsupported operand",
+            "Concatenation operation is not implemented",
+            when=lambda case: case["expr"] in ("number_add", "array_add"),
         ),
         "with the number or array first, Python asks x.__radd__ for the sum: give MyTensor one",
+        name="radd",
     ),
-    Mistake(_raised("attribute 'data'", "attribute 'shape'"), _NOT_A_TENSOR),
+    _NOT_A_TENSOR,
 )
 
 BROADCAST = register(
@@ -319,7 +349,6 @@ BROADCAST = register(
             ("the same tensor twice", ["self", "squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("unbroadcast(out.grad, self.shape)", "unbroadcast(out.grad, other.shape)"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -369,13 +398,15 @@ def _keeps(case: Case) -> bool:
     return bool(case["params"]["keepdims"])
 
 
-def _keepdims_ignored(case: Case, seen: dict) -> bool:
-    if not case["params"]["keepdims"]:
-        return False
-    x = np.array(case["inputs"][0])
-    flat = _evaluate("sum", [x], {**case["params"], "keepdims": False})
-    return same(seen.get("value"), flat)
+def _negative(hint: str) -> Mistake:
+    """Negative axes mishandled: the check's cases come in pairs, the same axes counted from
+    the front first, so this is the mistake only where every failure is a negative one."""
+    return Mistake(lambda case, seen: case.get("negative", False), hint, name="negative axis")
 
+
+_NEGATIVE_SUM = _negative(
+    "a negative axis counts from the end (-1 is the last axis), in the input's numbering"
+)
 
 _SUM_MISTAKES = (
     _REPLACED,
@@ -383,12 +414,9 @@ _SUM_MISTAKES = (
         _raised("tuple", when=lambda case: isinstance(case["params"]["axis"], list)),
         "axis may be a tuple of several axes, as in np.sum: each of them is summed away (and "
         "kept with length 1 when keepdims=True)",
+        name="tuple axes",
     ),
-    Mistake(  # the check's cases come in pairs, the same axes counted from the front first:
-        # only a failure on the negative one alone is this mistake
-        lambda case, seen: case.get("negative", False) and "tuple" not in str(seen.get("error")),
-        "a negative axis counts from the end (-1 is the last axis), in the input's numbering",
-    ),
+    _NEGATIVE_SUM,
     Mistake(
         _raised(
             "broadcast",
@@ -397,15 +425,19 @@ _SUM_MISTAKES = (
         ),
         "the gradient arriving has the result's shape, in which the summed axes are gone: give "
         "them back, with length 1, before you spread it over the input's shape",
+        name="axes gone",
     ),
     Mistake(
         _grad_is(lambda case, wants: wants[0] * _ratio(case)),
         "divided by the number of entries summed: each entry counts once in its sum, so it "
         "receives the gradient arriving whole (dividing is mean's rule)",
+        name="mean's rule",
     ),
     Mistake(
-        _either(_keepdims_ignored, _raised("dimension", "shape", when=_keeps)),
+        # (a result that drops the kept axes is told its shape: that is what was seen)
+        _raised("dimension", "shape", when=_keeps),
         "keepdims=True keeps each summed axis, with length 1, as np.sum does",
+        name="keepdims",
     ),
 )
 
@@ -431,7 +463,6 @@ SUM = register(
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("np.expand_dims(grad, axis)", "np.broadcast_to(grad, self.shape)"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -470,16 +501,16 @@ def _reshape_cases(kinds: list[str]):
 _RESHAPE_MISTAKES = (
     _REPLACED,
     Mistake(
-        _either(
-            _raised("broadcast", "shape", when=lambda case: case["expr"] != "reshape_tuple"),
-            _grad_is(lambda case, wants: np.reshape(case["up"], np.shape(case["up"]))),
-        ),
+        # the gradient arriving, in the result's shape, added to x.grad: numpy refuses
+        _raised("broadcast"),
         "x.grad must have x's shape: the gradient arriving has the new one. The entries are "
         "the same, in the same order",
+        name="new shape",
     ),
     Mistake(
         _raised("interpreted as an integer", when=lambda case: case["expr"] == "reshape_tuple"),
         "x.reshape((2, 6)) and x.reshape(2, 6) mean the same in numpy and in PyTorch: accept both",
+        name="tuple shape",
     ),
 )
 
@@ -501,7 +532,6 @@ RESHAPE = register(
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("out.grad.reshape(self.shape)",),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -542,34 +572,50 @@ def _permute_cases(kinds: list[str]):
     return cases
 
 
+def _same_order_grad(case: Case) -> np.ndarray | None:
+    """x's gradient where every permute's backward reorders the axes by the forward's own
+    order, not by its inverse."""
+    up, x = np.array(case["up"]), np.array(case["inputs"][0])
+    axes = case["params"].get("axes")
+    if axes is None:
+        return None
+    return {
+        "permute": lambda: up.transpose(axes),
+        "permute_twice": lambda: up.transpose(axes).transpose(axes),
+        "permute_squared": lambda: 2 * (up * x.transpose(axes)).transpose(axes),
+    }[case["expr"]]()
+
+
 def _same_order_again(case: Case, seen: dict) -> bool:
-    # the backward permuted the gradient by the forward's order, not by its inverse
-    if case["expr"] not in ("permute", "permute_twice", "permute_squared") or case["negative"]:
+    # the model's gradient, or (where it has not x's shape) the refusal of numpy to add it
+    wrong = _same_order_grad(case)
+    if wrong is None:
         return False
-    if "error" in seen:
-        return "broadcast" in str(seen["error"]) or "shape" in str(seen["error"])
-    up, axes = np.array(case["up"]), case["params"]["axes"]
-    return case["expr"] == "permute" and same((seen.get("grads") or [None])[0], up.transpose(axes))
+    if wrong.shape != np.shape(case["inputs"][0]):
+        return any(f in str(seen.get("error", "")) for f in ("broadcast", "shape"))
+    return same((seen.get("grads") or [None])[0], wrong)
 
 
 _PERMUTE_MISTAKES = (
     _REPLACED,
-    Mistake(
-        lambda case, seen: case.get("negative", False),
+    _negative(
         "a negative axis counts from the end (-1 is the last): turn it into its place before "
-        "you work out the order that undoes the permutation",
+        "you work out the order that undoes the permutation"
     ),
     Mistake(
         _same_order_again,
         "the gradient went back through the same order of axes: that undoes a permutation only "
         "when it is its own inverse. After permute(1, 2, 0), where did axis 0 go, and which "
         "order brings it back?",
+        name="same order",
     ),
     Mistake(
         _raised("attribute 'transpose'", when=lambda case: case["expr"] == "transpose"),
         "transpose(dim0, dim1) swaps two axes, as torch.transpose does: it is a permute",
+        name="no transpose",
     ),
     Mistake(
+        # a raise wherever the tensor has three axes, matrices passing
         lambda case, seen: (
             case["expr"] == "transpose"
             and np.ndim(case["inputs"][0]) == 3
@@ -578,6 +624,7 @@ _PERMUTE_MISTAKES = (
         ),
         "on a tensor of three axes a permute needs an order of all three: transpose(0, 2) "
         "keeps axis 1 where it is",
+        name="two-axis permute",
     ),
 )
 
@@ -602,7 +649,6 @@ PERMUTE = register(
             ("the same tensor twice", ["squared"]),
         ),
         requires=_UNBROADCAST,
-        answers=("np.argsort(axes)", "out.grad.transpose(np.argsort"),
         withheld=_ENGINE_WITHHELD,
     )
 )
@@ -646,8 +692,9 @@ _MATMUL_MISTAKES = (
         _one_share,
         "x stands on both sides of x @ x, and only one side's share of the gradient reached "
         "it: a backward rule adds to an input's grad, it never replaces what is there",
+        name="one side",
     ),
-    Mistake(_raised("attribute 'data'", "attribute 'shape'"), _NOT_A_TENSOR),
+    _NOT_A_TENSOR,
 )
 
 MY_MATMUL = register(
@@ -670,7 +717,6 @@ MY_MATMUL = register(
         requires=reference_steps(
             matmul_backward="matmul_backward_reference", unbroadcast="unbroadcast_reference"
         ),
-        answers=("matmul_backward(self.data, other.data, out.grad)",),
         withheld=_ENGINE_WITHHELD,
     )
 )

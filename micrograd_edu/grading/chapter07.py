@@ -26,11 +26,15 @@ from .derivation import (
     COMMON,
     NUMERIC_KINK,
     Grads,
+    Logits,
     close_not_exact,
+    engine_grads,
     given,
     judge_parts,
     large,
+    logits_of,
     model_is,
+    right_parts,
     softmax_mistakes,
     softmax_model,
     softmax_right,
@@ -50,8 +54,10 @@ def _softmax_cases(
 ):
     def cases(rng: random.Random) -> list[Case]:
         out = []
-        for _ in range(count):
-            n, c = rng.sample(range(2, 8), 2)
+        # no two cases of a check share a batch size or a class count: an answer off by N
+        # (or by C) is then off by a different factor on each case, which no constant is
+        sizes, classes = rng.sample(range(2, 9), count), rng.sample(range(2, 9), count)
+        for n, c in zip(sizes, classes, strict=True):
             n = 1 if batch_one else n
             logits = np.array(random_matrix(rng, n, c)) * scale / 2
             labels = [rng.randrange(c) for _ in range(n)]
@@ -65,33 +71,32 @@ def _softmax_right(case: Case) -> Grads:
     return softmax_right(SOFTMAX, case)
 
 
-def _softmax(wrong: Callable[..., np.ndarray]) -> Callable[[Case, dict], bool]:
-    """A mistake's gradient from (P by row, P by column, one-hot labels, N, C)."""
-    return softmax_model(SOFTMAX, lambda p, pc, y, rw, total, w: wrong(p, pc, y, *y.shape))
-
-
 _SOFTMAX_MISTAKES = (
     *COMMON,
     Mistake(
-        _softmax(lambda p, pc, y, n, c: p - y),
+        softmax_model(SOFTMAX, lambda k: k.right * k.n),
         "it is N times the gradient, for a batch of N rows: L is the mean of the rows' "
         "losses, so how much does one row's loss count in L?",
+        name="summed",
     ),
     Mistake(
-        _softmax(lambda p, pc, y, n, c: (p - y) / (n * c)),
+        softmax_model(SOFTMAX, lambda k: k.right / k.c),
         "it is divided by the number of logits, N·C: L is the mean over the N rows; each "
         "row's loss already sums over its C classes",
+        name="over N·C",
     ),
     Mistake(
-        _softmax(lambda p, pc, y, n, c: p / n),
+        softmax_model(SOFTMAX, lambda k: k.lse),
         "every entry of your answer is positive, so raising any logit would raise the loss; "
         "but raising the label's own logit must lower it. That logit appears in the loss a "
         "second time, not only inside the normalising sum",
+        name="softmax alone",
     ),
     Mistake(
-        _softmax(lambda p, pc, y, n, c: -y / n),
+        softmax_model(SOFTMAX, lambda k: k.right - k.lse),
         "only the label's own logit has a gradient in your answer: the normalising sum "
         "holds every logit of the row, so raising any of them raises the loss",
+        name="label alone",
     ),
     *softmax_mistakes(SOFTMAX),
 )
@@ -120,6 +125,7 @@ SOFTMAX_EXERCISE = register(
                 judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13),
                 weight=2.0,
                 mistakes=_SOFTMAX_MISTAKES,
+                right=right_parts(SOFTMAX, _softmax_right),
             ),
             Check(
                 "finite and right for logits in the hundreds",
@@ -128,6 +134,7 @@ SOFTMAX_EXERCISE = register(
                 run_backward(SOFTMAX[0]),
                 judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-9),
                 mistakes=_SOFTMAX_MISTAKES,
+                right=right_parts(SOFTMAX, _softmax_right),
             ),
             Check(
                 "a batch of one, labels as a list, the logits left unchanged",
@@ -136,16 +143,8 @@ SOFTMAX_EXERCISE = register(
                 run_backward(SOFTMAX[0]),
                 judge_parts(SOFTMAX, _softmax_right, _SOFTMAX_WHAT, 1e-13, unchanged=True),
                 mistakes=_SOFTMAX_MISTAKES,
+                right=right_parts(SOFTMAX, _softmax_right),
             ),
-        ),
-        answers=(
-            "p - onehot",
-            "probs - onehot",
-            "p - y",
-            "-= 1",
-            "softmax(z) - onehot",
-            "/ len(labels)",
-            r"(p - y) / N",
         ),
         withheld=WITHHELD,
     )
@@ -185,30 +184,42 @@ def _layer_cases(batch_one: bool = False, count: int = 3, with_large: bool = Fal
 
 
 def _layer_right(case: Case) -> Grads:
-    inputs = given(LAYER, case)
-    x, w, b = (Tensor(inputs[k], requires_grad=True) for k in ("X", "W", "b"))
-    ((x @ w + b).relu() * Tensor(inputs["dA"])).sum().backward()
-    return {
-        k: np.array(t.grad.data, dtype=float)
-        for k, t in zip(("dX", "dW", "db"), (x, w, b), strict=True)
-    }
+    x, w, b, da = given(LAYER, case).values()
+    grads = engine_grads(lambda X, W, B: ((X @ W + B).relu() * Tensor(da)).sum(), x, w, b)
+    return dict(zip(("dX", "dW", "db"), grads, strict=True))
 
 
-def _linear(dz: np.ndarray, x: np.ndarray, w: np.ndarray) -> tuple:
-    """(dX, dW, db) of a linear layer given its output's gradient ``dz``."""
-    return dz @ w.T, x.T @ dz, dz.sum(axis=0)
+def _relu_back(at: np.ndarray, arriving: np.ndarray) -> np.ndarray:
+    """What the engine's ReLU, evaluated at ``at``, passes back of the gradient ``arriving``
+    (a mistake's model feeds it the wrong place, or the wrong gradient)."""
+    (passed,) = engine_grads(lambda t: (t.relu() * Tensor(arriving)).sum(), at)
+    return passed
 
 
-def _layer(wrong: Callable[..., tuple]) -> Mistake:
-    """A mistake's (dX, dW, db) from wrong(X, W, Z, dA, dZ), Z = XW + b and dZ the right
-    gradient of Z."""
+def _linear_grads(x: np.ndarray, w: np.ndarray, b: np.ndarray, dz: np.ndarray) -> list:
+    """The engine's gradients of X, W and b for X @ W + b, when ``dz`` reaches it."""
+    return engine_grads(lambda X, W, B: ((X @ W + B) * Tensor(dz)).sum(), x, w, b)
+
+
+def _layer(wrong: Callable[..., list]) -> Callable[[Case, dict], bool]:
+    """A mistake's (dX, dW, db): ``wrong(X, W, b, dA)``."""
 
     def model(case: Case) -> Grads:
-        x, w, b, da = given(LAYER, case).values()
-        z = x @ w + b
-        return dict(zip(("dX", "dW", "db"), wrong(x, w, z, da, da * (z > 0)), strict=True))
+        return dict(zip(("dX", "dW", "db"), wrong(*given(LAYER, case).values()), strict=True))
 
     return model_is(model, _layer_right)
+
+
+def _averaged(case: Case) -> Grads:
+    """The right gradients with the weights' divided by the batch size."""
+    right, rows = _layer_right(case), len(given(LAYER, case)["X"])
+    return {**right, "dW": right["dW"] / rows, "db": right["db"] / rows}
+
+
+def _first_row_for_db(case: Case) -> Grads:
+    """The right gradients, with the first row's share for the bias's."""
+    x, w, b, da = given(LAYER, case).values()
+    return {**_layer_right(case), "db": _relu_back(x @ w + b, da)[0]}
 
 
 def _smooth_units(case: Case, weight: str) -> np.ndarray:
@@ -228,50 +239,49 @@ def _layer_smooth(case: Case) -> dict:
     }
 
 
-_BATCH_SUM = (
-    "b was added to every row of the batch, and each row's use of it sends back its share: "
-    "the bias's gradient has the bias's shape"
-)
-
 _LAYER_MISTAKES = (
     *COMMON,
     Mistake(
-        _layer(lambda x, w, z, da, dz: _linear(da, x, w)),
+        _layer(lambda x, w, b, da: _linear_grads(x, w, b, da)),
         "your gradients are those of the layer without its ReLU: the gradient reaching XW + b "
         "is the one reaching A, passed on only where the ReLU passed its input",
+        name="no ReLU",
     ),
     Mistake(
-        _layer(lambda x, w, z, da, dz: _linear(da * (da > 0), x, w)),
+        _layer(lambda x, w, b, da: _linear_grads(x, w, b, _relu_back(da, da))),
         "whether the ReLU passes a gradient back depends on the ReLU's own input in the "
         "forward pass, not on the sign of the gradient arriving",
+        name="gate on the gradient",
     ),
     Mistake(
-        _layer(lambda x, w, z, da, dz: _linear(da * (x @ w > 0), x, w)),
+        _layer(lambda x, w, b, da: _linear_grads(x, w, b, _relu_back(x @ w, da))),
         "the ReLU's input is XW + b: with the bias left out, some units pass or stop "
         "gradients where the forward pass did the opposite",
+        name="gate without the bias",
     ),
     Mistake(
-        _layer(lambda x, w, z, da, dz: _linear(da * np.maximum(z, 0), x, w)),
+        _layer(lambda x, w, b, da: _linear_grads(x, w, b, da * np.maximum(x @ w + b, 0))),
         "the ReLU's derivative is 1 where it passes its input and 0 elsewhere, not the "
         "ReLU's output",
+        name="ReLU's output",
     ),
     Mistake(
-        _layer(lambda x, w, z, da, dz: (dz @ w.T, dz.T @ x, dz.sum(axis=0))),
-        "the right entries, laid out transposed: the gradient of W has W's shape",
-    ),
-    Mistake(
-        _layer(lambda x, w, z, da, dz: (dz @ w.T, x.T @ dz / len(x), dz.mean(axis=0))),
+        model_is(_averaged, _layer_right),
         "divided by the batch size: the gradient arriving already says how much each row's "
         "output counts in L, so each row's share counts in full",
+        name="averaged over the batch",
     ),
-    Mistake(_layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz)), _BATCH_SUM),
     Mistake(
-        _layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz.sum(axis=0, keepdims=True))),
-        _BATCH_SUM,
+        model_is(_first_row_for_db, _layer_right),
+        "b was added to every row of the batch, and each row's use of it sends back its share: "
+        "the bias's gradient has the bias's shape",
+        name="first row for db",
     ),
-    Mistake(_layer(lambda x, w, z, da, dz: (*_linear(dz, x, w)[:2], dz[0])), _BATCH_SUM),
-    Mistake(close_not_exact(_layer_right, _layer_smooth), NUMERIC_KINK),
+    Mistake(close_not_exact(_layer_right, _layer_smooth), NUMERIC_KINK, name="difference quotient"),
 )
+
+# (a gradient of the wrong shape, such as dW laid out transposed or db left with the batch's
+# rows, is told its shape and the one it must have: that is what was seen)
 
 _LAYER_WHAT = {"dX": "the gradient of X", "dW": "the gradient of W", "db": "the gradient of b"}
 
@@ -296,6 +306,7 @@ LAYER_EXERCISE = register(
                 judge_parts(LAYER, _layer_right, _LAYER_WHAT),
                 weight=2.0,
                 mistakes=_LAYER_MISTAKES,
+                right=right_parts(LAYER, _layer_right),
             ),
             Check(
                 "a batch of one, the arrays passed in left unchanged",
@@ -304,17 +315,8 @@ LAYER_EXERCISE = register(
                 run_backward(LAYER[0]),
                 judge_parts(LAYER, _layer_right, _LAYER_WHAT, unchanged=True),
                 mistakes=_LAYER_MISTAKES,
+                right=right_parts(LAYER, _layer_right),
             ),
-        ),
-        answers=(
-            "dA * (Z > 0)",
-            "(Z > 0)",
-            "dZ @ W.T",
-            "X.T @ dZ",
-            "dZ.sum(axis=0)",
-            r"\bar A \odot",
-            r"X^\top \bar Z",
-            r"\bar Z W^\top",
         ),
         withheld=WITHHELD,
     )
@@ -330,8 +332,8 @@ def _network_cases(batch_one: bool = False, count: int = 3, with_large: bool = F
 
     def cases(rng: random.Random) -> list[Case]:
         out = []
-        for _ in range(count):
-            batch, d, h, c = rng.sample(range(2, 8), 4)
+        for batch in rng.sample(range(2, 9), count):  # each case a batch size of its own
+            d, h, c = rng.sample([n for n in range(2, 9) if n != batch], 3)
             batch = 1 if batch_one else batch
             x, w1 = np.array(random_matrix(rng, batch, d)), np.array(random_matrix(rng, d, h))
             b1, kinks = _kinked(rng, x, w1, np.array(random_matrix(rng, h)), every=2)
@@ -346,32 +348,50 @@ def _network_cases(batch_one: bool = False, count: int = 3, with_large: bool = F
 
 def _network_right(case: Case) -> Grads:
     x, labels, *weights = given(NETWORK, case).values()
+    grads = engine_grads(
+        lambda w1, b1, w2, b2: cross_entropy((Tensor(x) @ w1 + b1).relu() @ w2 + b2, labels),
+        *weights,
+    )
+    return dict(zip(NETWORK[2], grads, strict=True))
+
+
+def _network_from_logits(case: Case, logits_grad: Callable[[Logits], np.ndarray]) -> Grads:
+    """The four gradients the engine backpropagates from the logits' gradient
+    ``logits_grad(parts)`` (a softmax mistake, made at the logits of the network)."""
+    x, labels, *weights = given(NETWORK, case).values()
     w1, b1, w2, b2 = (Tensor(a, requires_grad=True) for a in weights)
-    cross_entropy((Tensor(x) @ w1 + b1).relu() @ w2 + b2, labels).backward()
-    grads = (w1, b1, w2, b2)
-    return {k: np.array(t.grad.data, dtype=float) for k, t in zip(NETWORK[2], grads, strict=True)}
+    logits = (Tensor(x) @ w1 + b1).relu() @ w2 + b2
+    at_logits = {"logits": np.array(logits.data).tolist(), "labels": np.asarray(labels).tolist()}
+    logits.backward(Tensor(logits_grad(logits_of(SOFTMAX, at_logits))))
+    return {
+        k: np.array(t.grad.data, dtype=float)
+        for k, t in zip(NETWORK[2], (w1, b1, w2, b2), strict=True)
+    }
 
 
-def _network(dz2_of: Callable | None = None, hidden: Callable | None = None) -> Mistake:
-    """A mistake's four gradients: ``dz2_of(P, P by column, one-hot, B, C)`` for the
-    logits' gradient, ``hidden(dA1, Z1)`` for the hidden layer's input's (each right
-    when not given)."""
+def _network_hidden(case: Case, gate: Callable[..., np.ndarray]) -> Grads:
+    """The output layer's gradients right, the first layer's from the gradient reaching its
+    output as ``gate(dA1, Z1)`` passes it (a mistake at the hidden ReLU)."""
+    x, labels, w1, b1, w2, b2 = given(NETWORK, case).values()
+    z1 = x @ w1 + b1
+    (da1,) = engine_grads(
+        lambda a1: cross_entropy(a1 @ Tensor(w2) + Tensor(b2), labels), np.maximum(z1, 0)
+    )
+    dw1, db1, _ = engine_grads(
+        lambda W, B, X: ((X @ W + B) * Tensor(gate(da1, z1))).sum(), w1, b1, x
+    )
+    right = _network_right(case)
+    return {**right, "dW1": dw1, "db1": db1}
 
-    def model(case: Case) -> Grads:
-        x, labels, w1, b1, w2, b2 = given(NETWORK, case).values()
-        z1 = x @ w1 + b1
-        a1 = np.maximum(z1, 0)
-        z2 = a1 @ w2 + b2
-        rows, columns = np.exp(z2 - z2.max(1, keepdims=True)), np.exp(z2 - z2.max(0))
-        p, pc = rows / rows.sum(1, keepdims=True), columns / columns.sum(0)
-        onehot = np.eye(z2.shape[1])[labels]
-        dz2 = (dz2_of or (lambda p, pc, y, n, c: (p - y) / n))(p, pc, onehot, *z2.shape)
-        da1 = dz2 @ w2.T
-        dz1 = (hidden or (lambda da1, z1: da1 * (z1 > 0)))(da1, z1)
-        grads = (x.T @ dz1, dz1.sum(0), a1.T @ dz2, dz2.sum(0))
-        return dict(zip(NETWORK[2], grads, strict=True))
 
-    return model_is(model, _network_right)
+def _network(
+    logits_grad: Callable[[Logits], np.ndarray] | None = None,
+    gate: Callable[..., np.ndarray] | None = None,
+) -> Callable[[Case, dict], bool]:
+    """A mistake at the logits (``logits_grad``) or at the hidden ReLU (``gate``)."""
+    if logits_grad is not None:
+        return model_is(lambda case: _network_from_logits(case, logits_grad), _network_right)
+    return model_is(lambda case: _network_hidden(case, gate), _network_right)
 
 
 def _network_smooth(case: Case) -> dict:
@@ -385,40 +405,50 @@ def _network_smooth(case: Case) -> dict:
 _NETWORK_MISTAKES = (
     *COMMON,
     Mistake(
-        _network(lambda p, pc, y, n, c: p - y),
+        _network(lambda k: k.right * k.n),
         "every gradient is N times the right one, for a batch of N rows: L is the mean of "
         "the rows' losses",
+        name="summed",
     ),
     Mistake(
-        _network(lambda p, pc, y, n, c: (y - p) / n),
+        None,
         "every gradient has the opposite sign: raising the label's own logit must lower the loss",
+        name="sign",
+        factor=-1.0,
     ),
     Mistake(
-        _network(lambda p, pc, y, n, c: p / n),
+        _network(lambda k: k.lse),
         "the gradient at the logits has no term for the label: the label's own logit appears "
         "in the loss a second time, not only inside the normalising sum",
+        name="softmax alone",
     ),
     Mistake(
-        _network(lambda p, pc, y, n, c: (pc - y) / n),
+        _network(lambda k: k.right + (k.pc - k.p) / k.n),
         "each row is one example: its probabilities are normalised over its own classes, "
         "along the row, not down the batch",
+        name="down the batch",
     ),
     Mistake(
-        _network(hidden=lambda da1, z1: da1),
+        _network(gate=lambda da1, z1: da1),
         "W2 and b2 are right, W1 and b1 are those of a network without the ReLU: the gradient "
         "reaching the first layer passes only where the ReLU passed its input",
+        name="no ReLU",
     ),
     Mistake(
-        _network(hidden=lambda da1, z1: da1 * (da1 > 0)),
+        _network(gate=lambda da1, z1: _relu_back(da1, da1)),
         "W2 and b2 are right; for the first layer, whether the ReLU passes a gradient back "
         "depends on its own input in the forward pass, not on the sign of the gradient",
+        name="gate on the gradient",
     ),
     Mistake(
-        _network(hidden=lambda da1, z1: da1 * np.maximum(z1, 0)),
+        _network(gate=lambda da1, z1: da1 * np.maximum(z1, 0)),
         "W2 and b2 are right; the ReLU's derivative is 1 where it passes its input and 0 "
         "elsewhere, not the ReLU's output",
+        name="ReLU's output",
     ),
-    Mistake(close_not_exact(_network_right, _network_smooth), NUMERIC_KINK),
+    Mistake(
+        close_not_exact(_network_right, _network_smooth), NUMERIC_KINK, name="difference quotient"
+    ),
 )
 
 _NETWORK_WHAT = {k: f"the gradient of {k[1:]}" for k in NETWORK[2]}
@@ -444,6 +474,7 @@ NETWORK_EXERCISE = register(
                 judge_parts(NETWORK, _network_right, _NETWORK_WHAT),
                 weight=2.0,
                 mistakes=_NETWORK_MISTAKES,
+                right=right_parts(NETWORK, _network_right),
             ),
             Check(
                 "a batch of one, the arrays passed in left unchanged",
@@ -452,18 +483,11 @@ NETWORK_EXERCISE = register(
                 run_backward(NETWORK[0]),
                 judge_parts(NETWORK, _network_right, _NETWORK_WHAT, unchanged=True),
                 mistakes=_NETWORK_MISTAKES,
+                right=right_parts(NETWORK, _network_right),
             ),
         ),
         requires=reference_steps(
             **{SOFTMAX[0]: "softmax_cross_entropy_backward", LAYER[0]: "relu_layer_backward"}
-        ),
-        answers=(
-            "dZ2 @ W2.T",
-            "A1.T @ dZ2",
-            "X.T @ dZ1",
-            "dA1 * (Z1 > 0)",
-            "(Z1 > 0)",
-            r"\bar Z_2 W_2^\top",
         ),
         withheld=WITHHELD,
     )

@@ -1,13 +1,16 @@
 """Chapter 08's exercise 1: walking a module tree.
 
-The oracle never asks the package for the answer: the parameter names come from the
-tree's own description (plain data the grader drew).
+The oracle is the engine's own walk, ``nn.Module.named_parameters``, run by the grader on
+the tree it built from the case (plain data it drew); while the submission runs, that walk
+is withheld from it.
 """
 
 from __future__ import annotations
 
 import random
 
+from .. import nn
+from .explain import Kind
 from .plain import describe
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter08 import _build, _run_walk
@@ -46,43 +49,12 @@ def _draw_tree(rng: random.Random, depth: int, frozen: bool, shared: bool) -> di
 
 
 def _expected_names(spec: dict) -> tuple[list[str], list[int]]:
-    """PyTorch's order, from the description alone: modules depth first, each once;
-    a module's own parameters before its children's; each parameter once."""
-    modules: list[dict] = []
-    count = [0]
-    param_index: dict[int, int] = {}
-
-    def number(node: dict) -> None:  # the creation numbers _build gives
-        for _, p in node["params"]:
-            if "ref" not in p:
-                param_index[id(p)] = count[0]
-                count[0] += 1
-        for _, child in node["children"]:
-            if "ref" not in child:
-                number(child)
-        modules.append(node)
-
-    number(spec)
-    seen_modules: set[int] = set()
-    seen_params: set[int] = set()
-    names: list[str] = []
-    which: list[int] = []
-
-    def walk(node: dict, prefix: str) -> None:
-        if id(node) in seen_modules:
-            return
-        seen_modules.add(id(node))
-        for name, p in node["params"]:
-            index = p["ref"] if "ref" in p else param_index[id(p)]
-            if index not in seen_params:
-                seen_params.add(index)
-                names.append(prefix + name)
-                which.append(index)
-        for name, child in node["children"]:
-            walk(modules[child["ref"]] if "ref" in child else child, f"{prefix}{name}.")
-
-    walk(spec, "")
-    return names, which
+    """The tree's (dotted names, creation numbers of their parameters), as the engine's own
+    walk (``nn.Module.named_parameters``, run here by the grader) lists them."""
+    module, created = _build(spec)
+    index = {id(p): k for k, p in enumerate(created)}
+    pairs = [(name, index[id(p)]) for name, p in nn.Module.named_parameters(module)]
+    return [name for name, _ in pairs], [k for _, k in pairs]
 
 
 def _tree_cases(depth: tuple[int, int], frozen: bool = False, shared: bool = False):
@@ -119,33 +91,74 @@ def _got_names(seen: dict) -> list[str]:
     return got if isinstance(got, list) and all(isinstance(n, str) for n in got) else []
 
 
+def _paths(spec: dict) -> set[tuple[str, int]]:
+    """Every (dotted path, parameter number) of the tree, along every way down to it (a
+    shared module or parameter is reached by several): what a walk may name a parameter."""
+    module, created = _build(spec)
+    index = {id(p): k for k, p in enumerate(created)}
+    found, todo = set(), [("", module)]
+    while todo:
+        prefix, node = todo.pop()
+        found |= {(prefix + n, index[id(p)]) for n, p in node._parameters.items()}
+        todo += [(f"{prefix}{n}.", child) for n, child in node._modules.items()]
+    return found
+
+
+def _pairs(seen: dict) -> list[tuple[str, object]]:
+    return list(zip(_got_names(seen), seen.get("which") or [], strict=False))
+
+
+def _run_together(case: Case, seen: dict) -> bool:
+    """No name has a dot, and each is a way down to its parameter with the dots left out,
+    some of them ways below the top module."""
+    got, pairs = _got_names(seen), set(_pairs(seen))
+    below = {(name.replace(".", ""), k) for name, k in _paths(case["tree"]) if "." in name}
+    top = {(name, k) for name, k in _paths(case["tree"]) if "." not in name}
+    return not any("." in n for n in got) and bool(pairs & below) and pairs <= below | top
+
+
+def _another_order(case: Case, seen: dict) -> bool:
+    """The right parameters, each once, in another order (under the names the first way down
+    to each gives in that order)."""
+    names, right = _expected_names(case["tree"])
+    which = seen.get("which")
+    return (
+        isinstance(which, list)
+        and sorted(which) == sorted(right)
+        and (which != right or _got_names(seen) != names)
+    )
+
+
 def _trainable_names(case: Case) -> list[str]:
     names, which = _expected_names(case["tree"])
     _, created = _build(case["tree"])
     return [n for n, k in zip(names, which, strict=True) if created[k].requires_grad]
 
 
+# What a right answer is: names, each a string (anything else is told its type, no hint).
+_NAMES = Kind("a list of names", lambda v: isinstance(v, list) and all(type(n) is str for n in v))
+
+
 _WALK_MISTAKES = (
     Mistake(
         lambda case, seen: (got := _got_names(seen)) != [] and any(n.startswith(".") for n in got),
         "a name starts with a dot: at the top module, names have no prefix",
+        name="leading dot",
     ),
     Mistake(
-        lambda case, seen: (
-            _got_names(seen)
-            == [n.replace(".", "") for n in _expected_names(case["tree"])[0]]
-            != _expected_names(case["tree"])[0]
-        ),
+        _run_together,
         "the names run together: a child's name and the names inside it are joined by a dot",
+        name="no dot",
     ),
     Mistake(
         lambda case, seen: (
             "names" in seen  # a walk that ran (one that raised lists nothing)
             and _got_names(seen)
-            == [n for n in _expected_names(case["tree"])[0] if "." not in n]
+            == [name for name, _ in case["tree"]["params"]]
             != _expected_names(case["tree"])[0]
         ),
         "only the top module's own parameters: the modules below it hold parameters too",
+        name="top module only",
     ),
     Mistake(
         lambda case, seen: (
@@ -153,18 +166,19 @@ _WALK_MISTAKES = (
         ),
         "the frozen parameters are missing: freezing switches learning off, it does not "
         "remove a parameter from the model",
+        name="frozen left out",
     ),
     Mistake(
         lambda case, seen: len(set(seen.get("which") or [])) < len(seen.get("which") or []),
         "a shared module or parameter appears more than once: an optimiser would update it "
         "twice a step",
+        name="listed twice",
     ),
     Mistake(
-        lambda case, seen: (
-            sorted(_got_names(seen)) == sorted(_expected_names(case["tree"])[0]) != _got_names(seen)
-        ),
+        _another_order,
         "the right names in another order: PyTorch lists a module's own parameters before "
         "those of its children, and the children in the order they were assigned",
+        name="order",
     ),
 )
 
@@ -198,6 +212,7 @@ NAMED_PARAMETERS = register(
                 _run_walk,
                 _judge_walk,
                 mistakes=_WALK_MISTAKES,
+                right=lambda case: {"names": _NAMES},
             ),
             Check(
                 "nested modules get dotted names",
@@ -206,6 +221,7 @@ NAMED_PARAMETERS = register(
                 _run_walk,
                 _judge_walk,
                 mistakes=_WALK_MISTAKES,
+                right=lambda case: {"names": _NAMES},
             ),
             Check(
                 "frozen parameters are still parameters",
@@ -214,6 +230,7 @@ NAMED_PARAMETERS = register(
                 _run_walk,
                 _judge_walk,
                 mistakes=_WALK_MISTAKES,
+                right=lambda case: {"names": _NAMES},
             ),
             Check(
                 "a shared module or parameter is listed once",
@@ -222,14 +239,10 @@ NAMED_PARAMETERS = register(
                 _run_walk,
                 _judge_walk,
                 mistakes=_WALK_MISTAKES,
+                right=lambda case: {"names": _NAMES},
             ),
         ),
         withheld=tuple(f"micrograd_edu.nn.module.Module.{name}" for name in _WALKS),
         alone=True,  # the chapter's other exercises, and their runners, walk modules
-        answers=(
-            "node._parameters.items()",
-            "seen.add(id(",
-            'f"{prefix}{name}."',
-        ),
     )
 )

@@ -1,19 +1,28 @@
 """Chapter 08's optimiser exercises: SGD with momentum and Adam, written as ``Optimizer``
 subclasses and stepped through a training loop's ``zero_grad``, ``backward``, ``step``.
 
-The oracle is PyTorch's update written out on numpy arrays, one parameter at a time
-(tests/test_grading_chapter08_optim.py shows it agrees with ``optim.SGD`` and
-``optim.Adam``, and those with PyTorch, step for step). The mistakes students make are
-the same update with one thing changed, run on the same case.
+The oracle is the engine: ``optim.SGD`` and ``optim.Adam``, run by the grader on the case's
+gradients (tests/test_grading_chapter08_optim.py shows they agree with PyTorch, step for
+step). A typical mistake's model is the engine too wherever the mistake is a change of
+what the engine is given: other hyperparameters at a step (a correction left out is a
+learning rate and an ε that change with the step count), other gradients (a step late, a
+missing one taken for 0). The few that no such change gives (one velocity for every
+parameter, ε under the square root, v of the gradient not squared, the corrected moments
+kept) are written out as the wrong update they are.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import numpy as np
 
+from .. import optim
+from .explain import Kind
 from .plain import as_floats, describe
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter08_optim import _run_optimiser
@@ -21,96 +30,166 @@ from .runners.chapter08_optim import _run_optimiser
 Trajectory = list[list[np.ndarray]]
 
 
-def _momentum(p: np.ndarray, g: np.ndarray, state: dict, hyper: dict, mistake: str) -> None:
-    """PyTorch's SGD with momentum (no dampening), in place on ``p``."""
-    mu, lr = hyper["momentum"], hyper["lr"]
-    velocity = state.get("velocity")
-    if mistake == "shared, restarted" and velocity is not None and velocity.shape != g.shape:
-        velocity = None  # one velocity for every parameter, started again at a new shape
+def _order(case: Case) -> list[tuple[int, int]]:
+    """(group, parameter) in the order a step updates them: group by group."""
+    return [(k, i) for k, group in enumerate(case["groups"]) for i in group["params"]]
+
+
+def _hyper(case: Case, step: int, k: int) -> dict:
+    """Group ``k``'s hyperparameters at ``step`` (its own, or the defaults; the learning rate
+    a scheduler set, when the case has one)."""
+    hyper = {key: v for key, v in {**case["defaults"], **case["groups"][k]}.items()}
+    hyper.pop("params", None)
+    if case["lrs"]:
+        hyper["lr"] = case["lrs"][step][k]
+    return hyper
+
+
+def _gradients(case: Case, mistake: str) -> list[list]:
+    """Each step's gradients as the mistake's optimiser takes them in."""
+    grads = [list(row) for row in case["grads"]]
+    if mistake == "no gradient as zero":  # a missing gradient taken for 0
+        return [
+            [
+                np.zeros(np.prod(s)) if g is None else g
+                for g, s in zip(row, case["shapes"], strict=True)
+            ]
+            for row in grads
+        ]
+    if mistake == "stale":  # each step taken with the gradient of the parameter's step before
+        before: list = [None] * len(case["shapes"])
+        for row in grads:
+            for i, g in enumerate(row):
+                if g is not None:
+                    row[i], before[i] = (np.zeros(len(g)) if before[i] is None else before[i]), g
+    return grads
+
+
+# The engine's hyperparameters for a mistake, from the right ones, the parameter's own count
+# of updates t and the mistake's count u (Adam's bias corrections: with β₁ᵗ, √(1 − β₂ᵗ) the
+# engine's, a step by other corrections is the engine's with another lr and ε).
+def _adam_as_engine(hyper: dict, t: int, u: int, mistake: str) -> dict:
+    (b1, b2), lr, eps = hyper["betas"], hyper["lr"], hyper["eps"]
+    c1, s2 = 1 - b1**t, np.sqrt(1 - b2**t)
+    if mistake == "no correction":
+        return {**hyper, "lr": lr * c1 / s2, "eps": eps / s2}
+    if mistake == "m not corrected":
+        return {**hyper, "lr": lr * c1}
+    if mistake == "v not corrected":
+        return {**hyper, "lr": lr / s2, "eps": eps / s2}
+    if mistake == "paper":  # Kingma & Ba's order: ε added to √v, not to √v̂
+        return {**hyper, "eps": eps / s2}
+    if u != t:  # corrected with another step count
+        ratio = np.sqrt(1 - b2**u) / s2
+        return {**hyper, "lr": lr * c1 / (1 - b1**u) * ratio, "eps": eps * ratio}
+    return hyper
+
+
+def _sgd_as_engine(hyper: dict, mistake: str) -> dict:
+    mu = hyper["momentum"]
     if mistake == "no momentum":
-        p -= lr * g
-        return
-    if mistake == "dampened":  # a running average of the gradients, from zero
-        new = (1 - mu) * g if velocity is None else mu * velocity + (1 - mu) * g
-    elif mistake == "dampened from g":  # PyTorch's dampening=momentum: from g, then averaged
-        new = g.copy() if velocity is None else mu * velocity + (1 - mu) * g
-    elif mistake == "lr inside":  # the velocity holds steps, not gradients
-        new = lr * g if velocity is None else mu * velocity + lr * g
-    else:
-        new = g.copy() if velocity is None else mu * velocity + g
-    if mistake == "stale":  # the step taken with the velocity of the step before
-        p -= lr * (0 * g if velocity is None else velocity)
-    elif mistake == "lr inside":
-        p -= new
-    else:
-        p -= lr * new
-    state["velocity"] = new
+        return {**hyper, "momentum": 0.0}
+    if mistake == "dampened":  # a running average from 0: (1 − μ) times the velocity
+        return {**hyper, "lr": hyper["lr"] * (1 - mu)}
+    if mistake == "dampened from g":  # PyTorch's dampening = μ: from g, then averaged
+        return {**hyper, "dampening": mu}
+    if mistake == "lr inside":  # the velocity holds steps: lr 1, the gradients scaled
+        return {**hyper, "lr": 1.0}
+    return hyper
 
 
-def _adam(
-    p: np.ndarray, g: np.ndarray, state: dict, hyper: dict, mistake: str, counts: dict
-) -> None:
-    """PyTorch's Adam (no weight decay), in place on ``p``; ``counts`` holds the number of
-    ``step`` calls and of parameter updates so far, which wrong step counts read."""
-    beta1, beta2 = hyper["betas"]
-    if not state:
-        state.update(step=0, m=np.zeros_like(p), v=np.zeros_like(p))
-    state["step"] += 1
-    t = {
-        "same t": 1,
-        "t + 1": state["step"] + 1,
-        "steps of the optimiser": counts["calls"],
-        "updates of any parameter": counts["updates"],
-    }.get(mistake, state["step"])
-    m = beta1 * state["m"] + (1 - beta1) * g
-    v = beta2 * state["v"] + (1 - beta2) * (g if mistake == "g not squared" else g * g)
-    if mistake == "paper":  # Kingma & Ba's efficient order: ε added to √v, not to √v̂
-        p -= hyper["lr"] * np.sqrt(1 - beta2**t) / (1 - beta1**t) * m / (np.sqrt(v) + hyper["eps"])
-        state["m"], state["v"] = m, v
-        return
-    m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
-    if mistake in ("no correction", "m not corrected"):
-        m_hat = m
-    if mistake in ("no correction", "v not corrected"):
-        v_hat = v
-    if mistake == "eps inside":
-        root = np.sqrt(v_hat + hyper["eps"])
-    else:
-        root = np.sqrt(np.abs(v_hat)) + hyper["eps"]
-    p -= hyper["lr"] * m_hat / root
-    state["m"], state["v"] = (m_hat, v_hat) if mistake == "corrected kept" else (m, v)
+_STEP_COUNTS = {"same t", "t + 1", "steps of the optimiser", "updates of any parameter"}
+
+
+def _engine(case: Case, mistake: str = "") -> Trajectory:
+    """The parameters after every step, flattened, as the engine's optimiser moves them
+    on the case; with ``mistake``, as the engine moves them given what that mistake
+    changes. Each parameter is a group of its own, so that each step can give it the
+    hyperparameters the mistake reads (the state is each parameter's own either way)."""
+    adam = case["optimiser"] == "MyAdam"
+    params = [SimpleNamespace(data=np.array(v, dtype=float), grad=None) for v in case["init"]]
+    order = _order(case)
+    engine = (optim.Adam if adam else optim.SGD)(
+        [{"params": [params[i]]} for _, i in order], **_hyper(case, 0, 0)
+    )
+    own, calls, updates, trajectory = [0] * len(params), 0, 0, []
+    for step, row in enumerate(_gradients(case, mistake)):
+        calls += 1
+        for group, (k, i) in zip(engine.param_groups, order, strict=True):
+            hyper = _hyper(case, step, k)
+            if mistake == "groups ignored":
+                hyper = {key: v for key, v in case["defaults"].items()}
+            elif mistake == "lr fixed":  # the lr given to __init__, kept in an attribute
+                hyper["lr"] = case["defaults"]["lr"]
+            g = row[i]
+            params[i].grad = None if g is None else np.array(g, dtype=float)
+            if g is not None:
+                own[i], updates = own[i] + 1, updates + 1
+            if adam:
+                u = {"same t": 1, "t + 1": own[i] + 1, "steps of the optimiser": calls,
+                     "updates of any parameter": updates}.get(mistake, own[i])  # fmt: skip
+                if g is not None:  # (a parameter without a gradient does not move)
+                    hyper = _adam_as_engine(hyper, own[i], u, mistake)
+            else:
+                if mistake == "lr inside" and g is not None:
+                    params[i].grad = params[i].grad * hyper["lr"]
+                hyper = _sgd_as_engine(hyper, mistake)
+            group.update({key: tuple(v) if key == "betas" else v for key, v in hyper.items()})
+        engine.step()
+        trajectory.append([p.data.copy() for p in params])
+    return trajectory
+
+
+def _by_hand(case: Case, mistake: str) -> Trajectory:
+    """Where a typical wrong optimiser leaves the parameters, for the mistakes no change of
+    what the engine is given makes: one velocity for every parameter (restarted or not when
+    the shape changes), and Adam with ε under the square root, v averaging g rather than
+    g², or the corrected moments kept."""
+    values = [np.array(v, dtype=float) for v in case["init"]]
+    shared: dict = {}
+    states: list[dict] = [shared if mistake.startswith("shared") else {} for _ in values]
+    trajectory = []
+    for step, grads in enumerate(case["grads"]):
+        for k, i in _order(case):
+            if grads[i] is None:
+                continue
+            hyper, g, state, p = _hyper(case, step, k), np.array(grads[i]), states[i], values[i]
+            if case["optimiser"] == "MySGD":
+                velocity = state.get("velocity")
+                if mistake == "shared, restarted" and velocity is not None:
+                    velocity = None if velocity.shape != g.shape else velocity
+                state["velocity"] = g if velocity is None else hyper["momentum"] * velocity + g
+                p -= hyper["lr"] * state["velocity"]
+                continue
+            (b1, b2), eps = hyper["betas"], hyper["eps"]
+            if not state:
+                state.update(t=0, m=np.zeros_like(p), v=np.zeros_like(p))
+            state["t"] += 1
+            m = b1 * state["m"] + (1 - b1) * g
+            v = b2 * state["v"] + (1 - b2) * (g if mistake == "g not squared" else g * g)
+            m_hat, v_hat = m / (1 - b1 ** state["t"]), v / (1 - b2 ** state["t"])
+            root = np.sqrt(v_hat + eps) if mistake == "eps inside" else np.sqrt(np.abs(v_hat)) + eps
+            p -= hyper["lr"] * m_hat / root
+            state["m"], state["v"] = (m_hat, v_hat) if mistake == "corrected kept" else (m, v)
+        trajectory.append([v.copy() for v in values])
+    return trajectory
+
+
+_BY_HAND = {"shared", "shared, restarted", "eps inside", "g not squared", "corrected kept"}
 
 
 def _simulate(case: Case, mistake: str = "") -> Trajectory:
-    """The parameters after every step of the case, flattened; with ``mistake``, where a
-    typical wrong optimiser leaves them instead (the models behind the hints)."""
-    values = [np.array(v, dtype=float) for v in case["init"]]
-    shared: dict = {}  # one state for every parameter: the mistakes that share it
-    states: list[dict] = [shared if mistake.startswith("shared") else {} for _ in values]
-    counts = {"calls": 0, "updates": 0}
-    trajectory = []
-    for step, grads in enumerate(case["grads"]):
-        counts["calls"] += 1
-        for k, group in enumerate(case["groups"]):
-            hyper = {**case["defaults"], **group}
-            if case["lrs"]:
-                hyper["lr"] = case["lrs"][step][k]
-            if mistake == "lr fixed":  # the lr given to __init__, kept in an attribute
-                hyper["lr"] = case["defaults"]["lr"]
-            if mistake == "groups ignored":
-                hyper = dict(case["defaults"])
-            for i in group["params"]:
-                g = grads[i]
-                if g is None and mistake != "no gradient as zero":
-                    continue
-                g = np.zeros_like(values[i]) if g is None else np.array(g, dtype=float)
-                counts["updates"] += 1
-                if case["optimiser"] == "MySGD":
-                    _momentum(values[i], g, states[i], hyper, mistake)
-                else:
-                    _adam(values[i], g, states[i], hyper, mistake, counts)
-        trajectory.append([v.copy() for v in values])
-    return trajectory
+    """The parameters after every step of the case, flattened: the engine's (the oracle);
+    with ``mistake``, where that typical wrong optimiser leaves them instead (the models
+    behind the hints). Each is worked out once per case: every failing case is held
+    against every model, in every check."""
+    return _simulated(json.dumps(case, sort_keys=True), mistake)
+
+
+@functools.lru_cache(maxsize=512)
+def _simulated(case: str, mistake: str) -> Trajectory:
+    plain = json.loads(case)
+    return _by_hand(plain, mistake) if mistake in _BY_HAND else _engine(plain, mistake)
 
 
 def _same(got: list[float] | None, want: np.ndarray) -> bool:
@@ -273,18 +352,21 @@ _NO_GRADIENT = Mistake(
     _follows("no gradient as zero"),
     "a parameter whose .grad is None moved, or its state changed: no gradient reached it, "
     "so this step leaves it, and all it keeps, as it is",
+    name="no gradient as zero",
 )
 _GROUPS = (
     Mistake(
         _follows("groups ignored"),
         "the parameters of the second group moved with the optimiser's defaults: each "
         "group in self.param_groups carries its own hyperparameters",
+        name="groups ignored",
     ),
     Mistake(
         _follows("lr fixed"),
         "your steps keep the learning rate given to __init__, though a group's own lr, "
         "or a new one a scheduler set in param_groups[k]['lr'], differs: read the "
         "hyperparameters where step() finds them, at every step",
+        name="lr fixed",
     ),
 )
 _SHARED = (
@@ -310,43 +392,60 @@ def _raises_like(mistake: str, *fragments: str) -> Callable[[Case, dict], bool]:
 
 
 _MOMENTUM_MISTAKES = (
-    Mistake(_follows("shared"), _SHARED),
-    Mistake(_follows("shared, restarted"), _SHARED),
-    Mistake(_raises_like("shared", "broadcast"), _SHARED),
+    Mistake(_follows("shared"), _SHARED, name="one velocity"),
+    Mistake(_follows("shared, restarted"), _SHARED, name="one velocity"),
+    Mistake(_raises_like("shared", "broadcast"), _SHARED, name="one velocity"),
     Mistake(
         _follows("no momentum"),
         "each of your steps depends on this step's gradient alone: momentum carries a "
         "velocity from one step to the next",
+        name="no momentum",
     ),
     Mistake(
         _follows("dampened"),
         "your steps are too short from the first one on: look at how much of each new "
         "gradient your velocity takes in, in the lecture's form of the update",
+        name="dampened",
     ),
     Mistake(
         _follows("dampened from g"),
         "your velocity takes in only part of each new gradient, so under a steady gradient "
         "the steps never grow: look at the lecture's form of the update (PyTorch's, without "
         "dampening)",
+        name="dampened from g",
     ),
     Mistake(
         _follows("stale"),
         "your parameters did not move at the first step and lag one step behind after: "
         "the step uses the velocity that already includes this step's gradient",
+        name="stale",
     ),
     Mistake(
         _follows("lr inside"),
         "when the learning rate changes, your steps still carry the old one for a while: "
         "in the lecture's form the velocity accumulates gradients, not steps",
+        name="lr inside",
     ),
     _NO_GRADIENT,
     *_GROUPS,
 )
 
 
+# What a right answer observes: the parameters after each step (a wrong type is told so).
+_TRAJECTORY = Kind("the parameters after each step", lambda v: isinstance(v, list))
+
+
 def _checks(optimiser: str, names: list[tuple[str, str]], mistakes: tuple) -> tuple:
     return tuple(
-        Check(name, "", _cases(optimiser, kind), _run_optimiser, _judge, mistakes=mistakes)
+        Check(
+            name,
+            "",
+            _cases(optimiser, kind),
+            _run_optimiser,
+            _judge,
+            mistakes=mistakes,
+            right=lambda case: {"trajectory": _TRAJECTORY},
+        )
         for name, kind in names
     )
 
@@ -370,11 +469,6 @@ SGD_MOMENTUM = register(
             _MOMENTUM_MISTAKES,
         ),
         withheld=("micrograd_edu.optim.sgd.SGD.step", "torch"),
-        answers=(
-            'momentum * state["velocity"] + g',
-            "mu * velocity + g",
-            "momentum * buf + g",
-        ),
     )
 )
 
@@ -387,38 +481,46 @@ _ADAM_MISTAKES = (
         "your first step is not about lr long: m and v start at 0, so after one step they "
         "are only a small fraction of the gradient and of its square, each a different "
         "fraction. Adam undoes that pull towards 0, more at the first steps than later",
+        name="no correction",
     ),
     Mistake(
         _follows("m not corrected"),
         "your first steps are far shorter than lr: one of the two running averages is still "
         "pulled towards the 0 it started from. Adam undoes that pull for both",
+        name="m not corrected",
     ),
     Mistake(
         _follows("v not corrected"),
         "your first steps are far longer than lr: one of the two running averages is still "
         "pulled towards the 0 it started from. Adam undoes that pull for both",
+        name="v not corrected",
     ),
     Mistake(
         _follows("corrected kept"),
         "the m and v you keep for the next step are the bias-corrected ones: the next step "
         "builds on the running averages themselves, which the correction only reads",
+        name="corrected kept",
     ),
     Mistake(
         _either("same t", "t + 1"),
         "the correction depends on the step number: the t-th update of a parameter must use t",
+        name="step number",
     ),
     Mistake(
         _either("steps of the optimiser", "updates of any parameter"),
         "your step count is not the parameter's own: a parameter's correction counts the "
         "steps that updated that parameter, as PyTorch's state[p]['step'] does",
+        name="own step count",
     ),
     Mistake(
         _follows("eps inside"),
         "with gradients as small as eps, your step differs: look at where eps enters the update",
+        name="eps inside",
     ),
     Mistake(
         _follows("g not squared"),
         "v averages the gradient's size, which a negative gradient must not lower",
+        name="g not squared",
     ),
     _NO_GRADIENT,
     *_GROUPS,
@@ -449,15 +551,6 @@ ADAM = register(
             "micrograd_edu.optim.adam.Adam.step",
             "micrograd_edu.optim.adam.Adam._update",
             "torch",
-        ),
-        answers=(
-            "1 - beta1**t",
-            "1 - beta2**t",
-            "np.sqrt(v_hat) + eps",
-            "sqrt(v_hat) + eps",
-            "beta1 * m + (1 - beta1) * g",
-            "(1 - beta2) * g * g",
-            "(1 - beta2) * g**2",
         ),
     )
 )

@@ -15,7 +15,7 @@ import random
 
 import numpy as np
 
-from .networks import forward, network_problem, only_linear, same_network
+from .networks import forward, network_problem, only_linear, same_network, untrained
 from .plain import as_floats, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter09 import _features, _run_batches, _run_linear
@@ -60,8 +60,7 @@ def _judge_sizes(case: Case, seen: dict) -> str | None:
     epochs, problem = _epochs(seen)
     if problem:
         return problem
-    n, size = case["n"], case["batch_size"]
-    want = [size] * (n // size) + ([n % size] if n % size else [])
+    n, size, want = case["n"], case["batch_size"], _right_sizes(case)
     if [len(b) for b in epochs[0]] != want:
         return f"for n={n} and batch_size={size} the batch sizes should be {want[:3]}... {want[-1]}"
     return None
@@ -88,6 +87,22 @@ def _judge_from_rng(case: Case, seen: dict) -> str | None:
     return None
 
 
+def _right_sizes(case: Case) -> list[int]:
+    n, size = case["n"], case["batch_size"]
+    return [size] * (n // size) + ([n % size] if n % size else [])
+
+
+def _even(case: Case) -> list[int]:
+    """The sizes of the right number of batches, cut as evenly as they go."""
+    count = len(_right_sizes(case))
+    return [len(b) for b in np.array_split(np.arange(case["n"]), count)]
+
+
+def _sizes(seen: dict) -> list[int]:
+    epoch = seen.get("epoch0")
+    return [len(b) for b in epoch] if isinstance(epoch, list) else []
+
+
 def _order(seen: dict, k: int = 0) -> list:
     epoch = seen.get(f"epoch{k}")
     return [i for b in epoch for i in b] if isinstance(epoch, list) else []
@@ -97,6 +112,7 @@ _BATCH_MISTAKES = (
     Mistake(
         lambda case, seen: len(_order(seen)) == case["n"] and len(set(_order(seen))) < case["n"],
         "some rows come twice in an epoch and others never: the order is drawn with replacement",
+        name="with replacement",
     ),
     Mistake(
         lambda case, seen: (
@@ -104,24 +120,36 @@ _BATCH_MISTAKES = (
             and case["n"] % case["batch_size"] != 0
         ),
         "the last, smaller batch is missing: its rows are never used",
+        name="last batch dropped",
     ),
     Mistake(
-        lambda case, seen: (
-            len(seen.get("epoch0") or []) == -(-case["n"] // case["batch_size"])
-            and len({len(b) for b in seen.get("epoch0") or []}) > 1
-            and max(len(b) for b in seen["epoch0"]) < case["batch_size"]
-        ),
+        # as many batches as the right cut, their sizes as even as they go (array_split)
+        lambda case, seen: _sizes(seen) == _even(case) != _right_sizes(case),
         "the batches have nearly equal sizes: every batch but the last holds exactly "
         "batch_size rows",
+        name="even sizes",
     ),
     Mistake(
         lambda case, seen: _order(seen) == sorted(_order(seen)) != [],
         "the rows come in their stored order: an epoch visits them in a random order",
+        name="stored order",
     ),
     Mistake(
         lambda case, seen: _order(seen) == _order(seen, 1) != [],
         "two epochs in a row used the same order: each call must draw a new one from the "
         "generator it is given",
+        name="same order",
+    ),
+    Mistake(
+        # both epochs are orders of all the rows, yet a generator in the same state gave
+        # another: the order came from elsewhere
+        lambda case, seen: (
+            sorted(_order(seen)) == sorted(_order(seen, 2)) == list(range(case["n"]))
+            and _order(seen) != _order(seen, 2)
+        ),
+        "the order must come from the generator rng you are given, not from numpy's "
+        "global one or a generator of your own: that is what makes a run repeatable",
+        name="not from rng",
     ),
 )
 
@@ -162,19 +190,14 @@ MINIBATCHES = register(
             ),
             Check(
                 "the order is drawn from rng: the same generator state, the same epoch",
-                "the order must come from the generator rng you are given, not from numpy's "
-                "global one or a generator of your own: that is what makes a run repeatable",
+                "",
                 _batch_cases(divides=True),
                 _run_batches,
                 _judge_from_rng,
+                mistakes=_BATCH_MISTAKES,
             ),
         ),
         withheld=("micrograd_edu.course.data.Batches",),
-        answers=(
-            "rng.permutation(n)",
-            "order[start : start + batch_size]",
-            "range(0, n, batch_size)",
-        ),
     )
 )
 
@@ -211,11 +234,20 @@ def _judge_linear(case: Case, seen: dict) -> str | None:
     m = len(beta)
     got = as_floats(seen.get("beta"), m)
     if got is None:
-        return f"returned {describe(seen.get('beta'))}; expected {m} coefficients, shape ({m},)"
+        shape = np.shape(seen.get("beta")) if _numeric(seen.get("beta")) else None
+        found = f"an array of shape {shape}" if shape else describe(seen.get("beta"))
+        return f"returned {found}; expected {m} coefficients, shape ({m},)"
     error = float(np.max(np.abs(np.array(got) - beta)))
     if error <= _BETA_TOLERANCE:
         return None
     return f"max |β̂ - β| = {error:.3g} for {m} features (needs at most {_BETA_TOLERANCE})"
+
+
+def _recovered(case: Case, seen: dict) -> str:
+    error = np.max(
+        np.abs(np.array(as_floats(seen["beta"], len(case[HELD]["beta"]))) - case[HELD]["beta"])
+    )
+    return f"max |β̂ - β| = {error:.2g} for {len(case[HELD]['beta'])} features"
 
 
 def _judge_unchanged(case: Case, seen: dict) -> str | None:
@@ -225,8 +257,17 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     return None
 
 
-def _beta_grew(case: Case, seen: dict) -> bool:
-    return np.size(seen.get("beta")) == len(case["scales"]) * case["n"]
+def _numeric(value: object) -> bool:
+    try:
+        return np.asarray(value, dtype=float).ndim > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _column_beta(case: Case, seen: dict) -> bool:
+    """β̂ kept as a column (m, 1), or grown from one to (m, n) by a flat y."""
+    m = len(case["scales"])
+    return np.shape(seen.get("beta")) in ((m, 1), (m, case["n"]))
 
 
 def _diverged(case: Case, seen: dict) -> bool:
@@ -238,14 +279,17 @@ def _diverged(case: Case, seen: dict) -> bool:
 
 _LINEAR_MISTAKES = (
     Mistake(
-        _beta_grew,
-        "your β̂ has one coefficient per feature and per row: subtracting an (n, 1) column "
-        "from an (n,) vector broadcasts to (n, n)",
+        _column_beta,
+        "your β̂ is a column (m, 1), or grew from one: X @ β̂ is then a column (n, 1), and "
+        "subtracting a flat y (n,) from it broadcasts to (n, n). Keep β̂ flat, shape (m,), "
+        "and y flat too",
+        name="β as a column",
     ),
     Mistake(
         _diverged,
         "your descent diverged: a step that suits features of one scale is too long for "
         "larger ones. The safe step depends on the data's curvature",
+        name="diverged",
     ),
 )
 
@@ -270,6 +314,7 @@ FIT_LINEAR = register(
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
+                note=_recovered,
             ),
             Check(
                 "recovers β when y is a column (n, 1)",
@@ -278,6 +323,7 @@ FIT_LINEAR = register(
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
+                note=_recovered,
             ),
             Check(
                 "recovers β when the features have different scales",
@@ -286,6 +332,7 @@ FIT_LINEAR = register(
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
+                note=_recovered,
             ),
             Check(
                 "X and y left as they were given",
@@ -299,6 +346,7 @@ FIT_LINEAR = register(
                         lambda case, seen: bool(seen.get("changed")),
                         "an in-place update (X /= ..., X -= ...) of an array you were given "
                         "writes into the caller's data: scale into a new array",
+                        name="in place",
                     ),
                 ),
             ),
@@ -323,13 +371,6 @@ FIT_LINEAR = register(
                 )
             ),
             "scipy",
-        ),
-        answers=(
-            "y.reshape(-1)",
-            "eigvalsh",
-            "X.T @ (X @ beta - y)",
-            "1.0 / np.linalg",
-            r"\frac{2}{n} X^\top (Xb - y)",
         ),
     )
 )
@@ -438,8 +479,15 @@ def _judge_train(case: Case, seen: dict) -> str | None:
         return f"on {what}, the network's predictions at new points are inf or nan"
     mse = _held_out_mse(case, prediction)
     if mse <= target:
-        return None
+        return untrained(seen, f"held-out MSE {mse:.3g} on {what}")
     return f"held-out MSE {mse:.3g} on {what}; the target is {target} (the noise alone gives 0.01)"
+
+
+def _reached(case: Case, seen: dict) -> str:
+    """What a passing training reached, said beside its ✔."""
+    prediction, _ = _predictions(case, seen)
+    what, target, _ = TARGETS[case[HELD]["function"]["kind"]]
+    return f"held-out MSE {_held_out_mse(case, prediction):.3g} on {what}; target {target}"
 
 
 def _judge_repeated(case: Case, seen: dict) -> str | None:
@@ -478,21 +526,25 @@ _TRAIN_MISTAKES = (
         ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
+        name="never cleared",
     ),
     Mistake(
         _flat,
         "your network predicts (nearly) the same number for every x: check that the training "
         "loss falls, and that the network can bend (a non-linearity between its layers)",
+        name="flat",
     ),
     Mistake(
         lambda case, seen: only_linear(seen) and network_problem(seen, 1) is None,
         "your network has no activation between its layers: a stack of linear layers is one "
         "linear function, a straight line, whatever its width",
+        name="no activation",
     ),
     Mistake(
         _blew_up,
         "your network's outputs blew up: the steps were too long for this network (a "
         "learning rate that suits Adam's steps of about lr each is far smaller than 1)",
+        name="blew up",
     ),
 )
 
@@ -518,6 +570,7 @@ TRAIN_MODEL = register(
                 run_training("train_model"),
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
+                note=_reached,
             ),
             Check(
                 "held-out MSE within target on a function without one",
@@ -526,6 +579,7 @@ TRAIN_MODEL = register(
                 run_training("train_model"),
                 _judge_train,
                 mistakes=_TRAIN_MISTAKES,
+                note=_reached,
             ),
             Check(
                 "the same seed, the same network",
@@ -542,12 +596,12 @@ TRAIN_MODEL = register(
                         ),
                         "draw every random choice (the initial weights, the order of the "
                         "mini-batches) from seed: that is what makes a training repeatable",
+                        name="unseeded",
                     ),
                 ),
             ),
         ),
         requires=reference_steps(minibatch_indices="minibatch_indices"),
         withheld=("micrograd_edu.course.data.Batches",),
-        answers=("lr=5e-3", "opt.lr = 5e-4", "nn.Linear(width, width"),
     )
 )

@@ -24,13 +24,15 @@ from .arrays import random_matrix
 from .derivation import (
     COMMON,
     Grads,
+    Logits,
     judge_parts,
     large,
+    right_parts,
     softmax_mistakes,
     softmax_model,
     softmax_right,
 )
-from .networks import forward, network_problem, only_linear, same_network
+from .networks import forward, network_problem, only_linear, same_network, untrained
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.derivation import LARGE, LARGE_SECONDS, WEIGHTED, run_backward
 from .runners.networks import run_training
@@ -40,23 +42,31 @@ from .runners.networks import run_training
 # PyTorch's class weights: L = Σᵢ w[yᵢ] ℓᵢ / Σᵢ w[yᵢ].
 
 
-def _logit_cases(
-    scale: float = 1.0, batch_one: bool = False, count: int = 3, with_large: bool = False
-):
+def _logit_cases(batch_one: bool = False, count: int = 3, large_logits: bool = False):
+    """``count`` small cases (and, without ``large_logits``, a large one). With
+    ``large_logits`` every logit is above 709, where exp overflows, and a row's logits
+    spread over a few units, so its softmax is not one-hot and its gradient not 0."""
+
     def cases(rng: random.Random) -> list[Case]:
         out = []
-        for _ in range(count):
-            n, c = rng.sample(range(2, 8), 2)
+        # no two cases of a check share a batch size: an answer off by N is then off by a
+        # different factor on each case, which no constant is
+        for n, c in zip(
+            rng.sample(range(2, 9), count), rng.sample(range(2, 9), count), strict=True
+        ):
             n = 1 if batch_one else n
             out.append(
                 {
-                    "logits": (np.array(random_matrix(rng, n, c)) * scale).tolist(),
+                    "logits": (
+                        np.array(random_matrix(rng, n, c)) * (2.0 if large_logits else 1.0)
+                        + (rng.uniform(720.0, 900.0) if large_logits else 0.0)
+                    ).tolist(),
                     "labels": [rng.randrange(c) for _ in range(n)],
                     "weight": [rng.uniform(0.2, 3.0) for _ in range(c)],
                     "as_list": batch_one,
                 }
             )
-        return out + ([large(rng)] if with_large else [])
+        return out + ([] if large_logits or batch_one else [large(rng)])
 
     return cases
 
@@ -65,8 +75,8 @@ def _right(case: Case) -> Grads:
     return softmax_right(WEIGHTED, case)
 
 
-def _is(*wrong: Callable[..., np.ndarray]) -> Callable[[Case, dict], bool]:
-    """Any of the mistakes whose gradients ``wrong(p, pc, y, rw, total, w)`` give."""
+def _is(*wrong: Callable[[Logits], np.ndarray]) -> Callable[[Case, dict], bool]:
+    """Any of the mistakes whose gradients ``wrong(parts)`` give (:class:`Logits`)."""
     models = [softmax_model(WEIGHTED, w) for w in wrong]
     return lambda case, seen: any(model(case, seen) for model in models)
 
@@ -74,36 +84,36 @@ def _is(*wrong: Callable[..., np.ndarray]) -> Callable[[Case, dict], bool]:
 _MISTAKES = (
     *COMMON,
     Mistake(
-        _is(lambda p, pc, y, rw, total, w: len(y) * rw * (p - y) / total),
+        _is(lambda k: k.right * k.n),
         "it is N times the gradient, for a batch of N rows: L is a weighted mean of the "
         "rows' losses, so how much does one row's loss count in L?",
+        name="summed",
     ),
     Mistake(
-        _is(lambda p, pc, y, rw, total, w: (p - y) / len(y)),
+        _is(lambda k: k.plain),
         "it is the gradient of the plain mean: a row's loss counts in L in proportion to "
         "the weight of its label",
+        name="unweighted",
     ),
     Mistake(
-        _is(
-            lambda p, pc, y, rw, total, w: rw * (p - y) / len(y),
-            lambda p, pc, y, rw, total, w: rw * (p - y),
-        ),
+        _is(lambda k: k.right * k.total / k.n, lambda k: k.right * k.total),
         "the weighted losses are divided by the total weight of the rows' labels, not by "
         "the number of rows",
+        name="over the rows",
     ),
     Mistake(
-        _is(lambda p, pc, y, rw, total, w: w * (p - y) / total),
+        # the plain mean's gradient, each entry weighted by its own column's class weight
+        _is(lambda k: k.w * k.plain * k.n / k.total),
         "a row is weighted by the weight of its own label, the same for all C entries of the "
         "row, not entry by entry with the class weights",
+        name="weights by column",
     ),
     Mistake(
-        _is(
-            lambda p, pc, y, rw, total, w: rw * p / total,
-            lambda p, pc, y, rw, total, w: p / len(y),
-        ),
+        _is(lambda k: k.lse, lambda k: k.lse_plain),
         "every entry of your answer is positive, so raising any logit would raise the loss; "
         "but raising the label's own logit must lower it. That logit appears in the loss a "
         "second time, not only inside the normalising sum",
+        name="softmax alone",
     ),
     *softmax_mistakes(WEIGHTED),
 )
@@ -129,19 +139,21 @@ BACKWARD = register(
             Check(
                 "exact on batches of several sizes, and on a large one",
                 "",
-                _logit_cases(with_large=True),
+                _logit_cases(),
                 run_backward(WEIGHTED[0]),
                 judge_parts(WEIGHTED, _right, _WHAT, 1e-13),
                 weight=2.0,
                 mistakes=_MISTAKES,
+                right=right_parts(WEIGHTED, _right),
             ),
             Check(
                 "finite and right for logits in the hundreds",
                 "",
-                _logit_cases(scale=400.0),
+                _logit_cases(large_logits=True),
                 run_backward(WEIGHTED[0]),
                 judge_parts(WEIGHTED, _right, _WHAT, 1e-9),
                 mistakes=_MISTAKES,
+                right=right_parts(WEIGHTED, _right),
             ),
             Check(
                 "a batch of one, labels and weight given as lists, the logits left unchanged",
@@ -150,17 +162,8 @@ BACKWARD = register(
                 run_backward(WEIGHTED[0]),
                 judge_parts(WEIGHTED, _right, _WHAT, 1e-13, unchanged=True),
                 mistakes=_MISTAKES,
+                right=right_parts(WEIGHTED, _right),
             ),
-        ),
-        answers=(
-            "p - onehot",
-            "softmax(z) - onehot",
-            "- onehot",
-            "-= 1",
-            "row_weight[:, None] * p / row_weight.sum()",
-            "/ row_weight.sum()",
-            "w[y]/Σw",
-            "weight[labels] / weight[labels].sum()",
         ),
         withheld=(
             "micrograd_edu.scalar.numerical.gradient",
@@ -270,11 +273,19 @@ def _judge_classifier(case: Case, seen: dict) -> str | None:
     held = case[HELD]
     accuracy = float(np.mean(predicted == np.array(held["labels"])))
     if accuracy >= held["target"]:
-        return None
+        return untrained(seen, f"held-out accuracy {accuracy:.3f} on {held['data']}")
     return (
         f"held-out accuracy {accuracy:.3f} on {held['data']}; the target is "
         f"{held['target']:.3f} ({held['why']})"
     )
+
+
+def _reached(case: Case, seen: dict) -> str:
+    """What a passing training reached, said beside its ✔."""
+    predicted, _ = _predicted(case, seen)
+    held = case[HELD]
+    accuracy = float(np.mean(predicted == np.array(held["labels"])))
+    return f"held-out accuracy {accuracy:.3f} on {held['data']}; target {held['target']:.3f}"
 
 
 def _judge_repeated(case: Case, seen: dict) -> str | None:
@@ -298,6 +309,7 @@ _CLASSIFIER_MISTAKES = (
         lambda case, seen: "is not a class index" in str(seen.get("error", "")),
         "the network has fewer outputs than the data have classes: take the number of classes "
         "from the labels you are given",
+        name="too few outputs",
     ),
     Mistake(
         lambda case, seen: (
@@ -305,17 +317,20 @@ _CLASSIFIER_MISTAKES = (
         ),
         "your loop never clears the gradients: each backward adds to .grad, so every step "
         "follows the sum of all the gradients so far",
+        name="never cleared",
     ),
     Mistake(
         _one_class,
         "every prediction is the same class: check that the loss falls while you train, and "
         "that the network sees new rows as training saw X (the same scaling)",
+        name="one class",
     ),
     Mistake(
         lambda case, seen: only_linear(seen) and _predicted(case, seen)[1] is None,
         "your network has no activation between its layers: a stack of linear layers is one "
         "linear function, so straight lines separate its classes, and no straight line "
         "separates classes made of several clusters",
+        name="no activation",
     ),
 )
 
@@ -345,6 +360,7 @@ CLASSIFIER = register(
                 run_training("train_classifier"),
                 _judge_classifier,
                 mistakes=_CLASSIFIER_MISTAKES,
+                note=_reached,
             ),
             Check(
                 f"held-out accuracy at least {_DIGITS_TARGET} on the handwritten digits",
@@ -353,6 +369,7 @@ CLASSIFIER = register(
                 run_training("train_classifier"),
                 _judge_classifier,
                 mistakes=_CLASSIFIER_MISTAKES,
+                note=_reached,
             ),
             Check(
                 "the same seed, the same network",
@@ -367,11 +384,11 @@ CLASSIFIER = register(
                         lambda case, seen: network_problem(seen, np.shape(case["X"])[1]) is None,
                         "draw every random choice (the initial weights, the order of the "
                         "mini-batches) from seed: that is what makes a training repeatable",
+                        name="unseeded",
                     ),
                 ),
             ),
         ),
-        answers=("nn.Linear(X.shape[1], 128", "StepLR(optimizer, step_size=10"),
         withheld=("sklearn", "torch"),
     )
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,6 +35,10 @@ __all__ = [
     "softmax_right",
     "softmax_model",
     "softmax_mistakes",
+    "engine_grads",
+    "Logits",
+    "logits_of",
+    "right_parts",
 ]
 
 Grads = dict[str, np.ndarray]
@@ -78,9 +83,12 @@ def _size(exercise: tuple, case: Case) -> str:
 
 
 def agrees(case: Case, seen: dict, part: str, model: np.ndarray) -> bool:
-    """Whether the answer's ``part`` is ``model`` (to a mistake model's precision)."""
+    """Whether the answer's ``part`` is ``model`` (to a mistake model's precision, of the
+    model's largest entry: a gradient whose entries are all near 0, as for logits in the
+    hundreds, is not matched by any other array of tiny entries)."""
     if "seed" not in case:
-        return same(seen.get(part), model)
+        got = seen.get(part)
+        return same(got, model) and _within(np.array(got, dtype=float), model, 1e-6)
     shape, read = seen.get(f"{part}.shape"), seen.get(f"{part}.read")
     if shape is None or tuple(shape) != model.shape or not isinstance(read, list):
         return False
@@ -144,17 +152,24 @@ def judge_parts(
     return judge
 
 
+def _within(got: np.ndarray, want: np.ndarray, tol: float) -> bool:
+    """Whether ``got`` is ``want`` within ``tol`` of ``want``'s largest entry."""
+    largest = float(np.max(np.abs(want), initial=0.0))
+    return bool(np.max(np.abs(got - want), initial=0.0) <= tol * largest)
+
+
 def model_is(model: Callable[[Case], Grads], right: Callable[[Case], Grads]):
     """A mistake whose every part is ``model(case)``'s, where the model is not right."""
 
     def matches(case: Case, seen: dict) -> bool:
         wrong, correct = model(case), right(case)
         if all(
-            np.shape(wrong[p]) == np.shape(correct[p])
-            and np.allclose(wrong[p], correct[p], rtol=1e-9, atol=1e-12)
+            np.shape(wrong[p]) == np.shape(correct[p]) and _within(wrong[p], correct[p], 1e-9)
             for p in correct
         ):
-            return False  # where the mistake gives the right answer it is not seen
+            # where the mistake gives the right answer (to the judge's rounding, of the
+            # largest entry) it is not seen
+            return False
         return all(agrees(case, seen, p, wrong[p]) for p in correct)
 
     return matches
@@ -193,11 +208,12 @@ _TOO_SLOW = (
 )
 
 COMMON = (
-    Mistake(lambda case, seen: bool(seen.get("too_slow")), _TOO_SLOW),
-    Mistake(lambda case, seen: bool(seen.get("changed")), _IN_PLACE),
+    Mistake(lambda case, seen: bool(seen.get("too_slow")), _TOO_SLOW, name="too slow"),
+    Mistake(lambda case, seen: bool(seen.get("changed")), _IN_PLACE, name="in place"),
     Mistake(
         lambda case, seen: any(f in str(seen.get("error", "")) for f in ("matmul:", "not aligned")),
         _PRODUCT,
+        name="shapes that do not fit",
     ),
 )
 
@@ -206,32 +222,79 @@ def large(rng: random.Random) -> Case:
     return {"seed": rng.randrange(2**31)}
 
 
+def engine_grads(loss: Callable[..., Tensor], *arrays: np.ndarray) -> list[np.ndarray]:
+    """The gradient of the scalar ``loss(*tensors)`` with respect to each array, by the
+    engine's backward (in the grader's process): the oracle, and what a mistake's model is
+    built from (the answer is never written out here)."""
+    tensors = [Tensor(np.asarray(a, dtype=float), requires_grad=True) for a in arrays]
+    with np.errstate(all="ignore"):
+        loss(*tensors).backward()
+    return [np.array(t.grad.data, dtype=float) for t in tensors]
+
+
 def softmax_right(exercise: tuple, case: Case) -> Grads:
     """The engine's gradient of the (weighted, when the exercise has weights) mean
     cross-entropy: the oracle of the softmax exercises."""
     inputs = given(exercise, case)
-    logits = Tensor(inputs["logits"].astype(float), requires_grad=True)
-    cross_entropy(logits, inputs["labels"], weight=inputs.get("weight")).backward()
-    return {"grad": np.array(logits.grad.data, dtype=float)}
+    (grad,) = engine_grads(
+        lambda z: cross_entropy(z, inputs["labels"], weight=inputs.get("weight")),
+        inputs["logits"],
+    )
+    return {"grad": grad}
+
+
+@dataclass(frozen=True)
+class Logits:
+    """What a softmax mistake's model is made of, for one case, all from the engine: the
+    right gradient; each row's softmax ``p`` and each column's ``pc``; the gradient of the
+    (weighted) mean of the rows' log-sum-exp alone (``lse``: the loss without its label's
+    term; ``lse_plain`` unweighted) and of the plain mean cross-entropy (``plain``); each
+    row's weight ``rw`` (a column), their ``total``, the class weights ``w`` (all 1 without
+    weights); N and C."""
+
+    right: np.ndarray
+    p: np.ndarray
+    pc: np.ndarray
+    lse: np.ndarray
+    lse_plain: np.ndarray
+    plain: np.ndarray
+    rw: np.ndarray
+    total: float
+    w: np.ndarray
+    n: int
+    c: int
+
+
+def logits_of(exercise: tuple, case: Case) -> Logits:
+    inputs = given(exercise, case)
+    z, labels = inputs["logits"].astype(float), np.asarray(inputs["labels"])
+    w = np.asarray(inputs.get("weight", np.ones(z.shape[1])), dtype=float)
+    rw = w[labels][:, None]
+    (lse,) = engine_grads(lambda t: (t.logsumexp(-1) * Tensor(rw[:, 0])).sum() / rw.sum(), z)
+    (lse_plain,) = engine_grads(lambda t: t.logsumexp(-1).mean(), z)
+    (plain,) = engine_grads(lambda t: cross_entropy(t, labels), z)
+    return Logits(
+        softmax_right(exercise, case)["grad"],
+        np.array(Tensor(z).softmax(-1).data, dtype=float),
+        np.array(Tensor(z).softmax(0).data, dtype=float),
+        lse,
+        lse_plain,
+        plain,
+        rw,
+        float(rw.sum()),
+        w,
+        *z.shape,
+    )
 
 
 def softmax_model(
-    exercise: tuple, wrong: Callable[..., np.ndarray]
+    exercise: tuple, wrong: Callable[[Logits], np.ndarray]
 ) -> Callable[[Case, dict], bool]:
-    """A softmax mistake: the gradient ``wrong(p, pc, y, rw, total, w)`` gives, from the
-    probabilities by row and by column, the one-hot labels, each row's weight (a column),
-    their total and the class weights (all 1 without weights)."""
+    """A softmax mistake: the gradient ``wrong(parts)`` gives from the case's
+    :class:`Logits`."""
 
     def model(case: Case) -> Grads:
-        inputs = given(exercise, case)
-        z = inputs["logits"].astype(float)
-        rows = np.exp(z - z.max(axis=1, keepdims=True))
-        columns = np.exp(z - z.max(axis=0, keepdims=True))
-        p, pc = rows / rows.sum(axis=1, keepdims=True), columns / columns.sum(axis=0)
-        onehot = np.eye(z.shape[1])[inputs["labels"]]
-        w = np.asarray(inputs.get("weight", np.ones(z.shape[1])), dtype=float)
-        rw = w[inputs["labels"]][:, None]
-        return {"grad": wrong(p, pc, onehot, rw, rw.sum(), w)}
+        return {"grad": wrong(logits_of(exercise, case))}
 
     return model_is(model, lambda case: softmax_right(exercise, case))
 
@@ -242,13 +305,18 @@ def softmax_mistakes(exercise: tuple) -> tuple[Mistake, ...]:
     right = lambda case: softmax_right(exercise, case)  # noqa: E731
     return (
         Mistake(
-            softmax_model(exercise, lambda p, pc, y, rw, total, w: -rw * (p - y) / total),
+            None,
             "it has the opposite sign: raising the label's own logit must lower the loss",
+            name="sign",
+            factor=-1.0,
         ),
         Mistake(
-            softmax_model(exercise, lambda p, pc, y, rw, total, w: rw * (pc - y) / total),
+            # each row normalised down the batch: the right gradient, with the column's
+            # softmax where the row's belongs
+            softmax_model(exercise, lambda k: k.right + k.rw * (k.pc - k.p) / k.total),
             "each row is one example: its probabilities are normalised over its own classes, "
             "along the row, not down the batch",
+            name="down the batch",
         ),
         Mistake(
             lambda case, seen: (
@@ -257,9 +325,24 @@ def softmax_mistakes(exercise: tuple) -> tuple[Mistake, ...]:
             ),
             "exp of a logit in the hundreds overflows to inf, and inf / inf is nan. The "
             "softmax of a row does not change when the same number is added to all its logits",
+            name="overflow",
         ),
         Mistake(
             close_not_exact(right, lambda case: {"grad": np.ones(np.shape(case["logits"]), bool)}),
             NUMERIC,
+            name="difference quotient",
         ),
     )
+
+
+def right_parts(exercise: tuple, right: Callable[[Case], Grads]) -> Callable[[Case], dict]:
+    """``Check.right`` of a derivation: the right arrays of a small case. A large case's
+    answer is read along random directions, and a slow one has none: the plain
+    explanations (a wrong shape, a constant factor) are read from the small cases."""
+
+    def right_of(case: Case) -> dict:
+        if "seed" in case:
+            raise ValueError("a large case's answer is read along directions")
+        return {part: array.tolist() for part, array in right(case).items()}
+
+    return right_of

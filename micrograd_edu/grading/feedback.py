@@ -90,15 +90,22 @@ def _lines(r: ExerciseResult) -> list[tuple[str, str, str]]:
 
 
 def _line(c: CheckResult) -> tuple[str, str, str]:
+    """A check's line: its mark, name and points, and as detail why it failed (with the
+    hint of the mistake seen), or what the work reached where it holds (``note``).
+
+    >>> _line(CheckResult("trains", True, score=1.0, max_score=1.0, note="held-out MSE 0.02"))
+    ('✔', 'trains (1/1)', 'held-out MSE 0.02')
+    """
     points = f" ({c.score:.3g}/{c.max_score:.3g})" if c.max_score else ""
     if c.passed:
         # graded all or nothing, a property that holds earns nothing while another fails
         waiting = "it earns its points once every property holds"
-        return ("✔", c.name + points, waiting if c.max_score and not c.score else "")
+        detail = [c.note, waiting if c.max_score and not c.score else ""]
+        return ("✔", c.name + points, "; ".join(d for d in detail if d))
     if not c.ran:
         return ("–", c.name + " (not run)", c.reason)
-    if not c.failed:
-        return ("–", c.name + points, c.reason)  # it holds, but what it builds on does not
+    if not c.failed:  # it holds, but what it builds on does not
+        return ("–", c.name + points, "; ".join(d for d in (c.reason, c.note) if d))
     return ("✘", c.name + points, f"{c.reason}. Hint: {c.hint}" if c.hint else c.reason)
 
 

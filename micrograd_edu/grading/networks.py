@@ -19,7 +19,7 @@ import numpy as np
 
 from .plain import describe
 
-__all__ = ["forward", "network_problem", "same_network", "only_linear"]
+__all__ = ["forward", "network_problem", "same_network", "only_linear", "untrained"]
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -119,3 +119,21 @@ def only_linear(seen: Any) -> bool:
         return False
     kinds = {layer[0] for layer in layers if isinstance(layer, list) and layer}
     return kinds <= {"Linear", "Identity", "Scale"}
+
+
+def untrained(seen: Any, reached: str) -> str | None:
+    """Why a network that ``reached`` its target still earns nothing: no backward pass ran
+    while the student's function made it (its numbers came from elsewhere: a closed-form
+    fit, weights set by hand), or ``None``. The exercise is the training loop.
+
+    >>> untrained({"backward": 0}, "held-out MSE 0.02")[:40]
+    'held-out MSE 0.02, but no backward pass '
+    >>> untrained({"backward": 120}, "held-out MSE 0.02") is None
+    True
+    """
+    if isinstance(seen, dict) and seen.get("backward", 0) == 0:
+        return (
+            f"{reached}, but no backward pass ran while your function made the network: "
+            "its numbers must come from the gradient steps of the loop you write"
+        )
+    return None

@@ -151,6 +151,9 @@ class Check:
     # reads (plain data, explain.REAL where any number is right). With it, a failure is
     # first explained plainly (type, shape, a constant factor) before any mistake's hint.
     right: Callable[[Case], dict[str, Any]] | None = None
+    # note(case, seen): what the work reached on a case where the property holds, said to
+    # the student beside the ✔ (the held-out loss or accuracy a training reached).
+    note: Callable[[Case, dict[str, Any]], str] | None = None
 
     def hint_for(self, failures: list[tuple[Case, Any]]) -> tuple[str, str]:
         """(the hint, what was seen) for the check's failures, each a case and what the
@@ -224,9 +227,6 @@ class Exercise:
     # student; the batch grader makes them raise while it runs the submission. A name
     # without a dot is a whole library, which then cannot be imported.
     withheld: tuple[str, ...] = ()
-    # The reference solution's key expressions: no statement, hint or message may
-    # contain one (tests/test_grading_spoilers.py).
-    answers: tuple[str, ...] = ()
     # Graded by the batch grader in a process of its own: what it withholds, the
     # chapter's other exercises need (08's walk of a module tree, which freeze uses).
     alone: bool = False
@@ -246,6 +246,7 @@ class CheckResult:
     score: float = 0.0
     max_score: float = 0.0
     waiting: str = ""  # the check this one waits for (Check.after), which does not hold
+    note: str = ""  # what the work reached where the property holds (Check.note)
 
     @property
     def failed(self) -> bool:
@@ -514,6 +515,19 @@ def _judge_case(check: Check, case: Case, seen: Any) -> str | None:
         return f"returned something the grader could not read ({type(error).__name__})"
 
 
+def _noted(check: Check, cases: list[Case], seen_cases: list[Any]) -> str:
+    """What ``check.note`` says of each case (all of which passed), joined; "" without one."""
+    if check.note is None:
+        return ""
+    notes = []
+    for case, seen in zip(cases, seen_cases, strict=False):
+        try:
+            notes.append(check.note(case, seen))
+        except Exception:  # a note is a courtesy: one the grader cannot state is left out
+            continue
+    return "; ".join(n for n in notes if n)
+
+
 def _shares(ex: Exercise) -> list[float]:
     """Each check's share of the points, by weight, rounded so that they add up to the
     exercise's points exactly (a share is the difference of two rounded running totals)."""
@@ -604,6 +618,7 @@ def judge(
                 reason = reason or why  # the first failure is the one reported
                 failures.append((case, seen))
         failed.append(failures)
+        note = "" if failures or reason is not None else _noted(check, check_cases, seen_cases)
         if failures:
             hint, seen_text = check.hint_for(failures)
             if seen_text and len(failures) > 1 and not hint and reason is not None:
@@ -619,8 +634,11 @@ def judge(
             modelled = hint if check.mistakes else ""
             results.append(CheckResult(check.name, False, modelled, reason, True, 0.0, share))
             continue
+        # a check whose property holds has no hint (it may wait for another, Check.after,
+        # and a waiting check must not suggest a mistake it did not see)
+        hint = hint if reason is not None else ""
         results.append(
-            CheckResult(check.name, reason is None, hint, reason or "", True, 0.0, share)
+            CheckResult(check.name, reason is None, hint, reason or "", True, 0.0, share, note=note)
         )
     results = _consistent(ex, results, failed)
     if any(r.passed for r in results):  # it works elsewhere: a raise is this case's mistake

@@ -93,12 +93,6 @@ def test_the_wheel_carries_no_reference_module(wheel):
     assert not [n for n in names if "grading/references" in n]
 
 
-#: Where the engine the course studies is, by design, an answer: lecture 04 uses the
-#: package's iterative topological order (scalar/graph.py), and exercise 04 asks students to
-#: write one; the batch grader withholds it from the student's process.
-ENGINE = {("04_reverse.ipynb", "micrograd_edu/scalar/graph.py")}
-
-
 def test_no_reference_solution_is_in_the_wheel(wheel):
     blocks, given = solution_blocks()
     answers = [(name, {line for line in lines - given if len(line) > 3}) for name, lines in blocks]
@@ -115,7 +109,7 @@ def test_no_reference_solution_is_in_the_wheel(wheel):
             lines = {line.strip() for line in text.splitlines()}
             for name, answer in answers:
                 leaked = _leaks(answer, lines)
-                if leaked and (name, member) not in ENGINE:
+                if leaked:
                     found[f"{name} in {member}"] = sorted(leaked)
     assert not found, json.dumps(found, indent=1)
 

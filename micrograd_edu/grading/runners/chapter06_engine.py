@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..registry import Case
+from ..registry import Case, student_line
 from .chapter04 import _backward_by_creation
 
 
@@ -151,7 +151,10 @@ def _run_function(functions: dict, case: Case) -> dict:
     except NotImplementedError:
         raise  # not written yet: the grader says so
     except Exception as error:  # the refusal of a wrong shape is what one check wants
-        return {**seen, "refused": f"{type(error).__name__}: {str(error)[:300]}"}
+        said = f"{type(error).__name__}: {str(error)[:200]}"
+        if case["expr"] == "rows":
+            return {**seen, "refused": said}
+        return {**seen, "error": said + student_line(error)}  # what forward was handed too
     if not isinstance(out, type(leaves[0])):
         return {**seen, "made": False, "kind": type(out).__name__}
     where = {id(leaf): i for i, leaf in enumerate(leaves)}
@@ -253,8 +256,15 @@ def _run_gradcheck(functions: dict, case: Case) -> dict:
         np.array_equal(x.data, o) and x.data.shape == o.shape
         for x, o in zip(inputs, originals, strict=True)
     )
+    # how far the data moved, relative to its size (rounding moves it by 1e-16 or so)
+    moved = max(
+        float(np.max(np.abs(np.asarray(x.data, dtype=float) - o)) / max(np.max(np.abs(o)), 1e-300))
+        if np.shape(x.data) == o.shape
+        else float("inf")
+        for x, o in zip(inputs, originals, strict=True)
+    )
     if isinstance(verdict, (bool, np.bool_)):
         verdict = bool(verdict)
     else:
         verdict = repr(verdict)[:80]
-    return {"verdict": verdict, "restored": restored}
+    return {"verdict": verdict, "restored": restored, "moved": moved}

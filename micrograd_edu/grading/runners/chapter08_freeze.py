@@ -43,7 +43,11 @@ def _run_freeze(functions: dict, case: Case) -> dict:
     requires = [p.requires_grad for p in model.parameters()]
     attribute = [name for name, m in model.named_modules() if "requires_grad" in vars(m)]
     out = model(Tensor(case["x"]))
-    (out * out).sum().backward()
+    try:
+        (out * out).sum().backward()
+    except RuntimeError as error:  # nothing that learns is left under the output
+        said = f"{type(error).__name__}: {str(error)[:200]}"
+        return {"error": said, "requires": requires, "attribute": attribute, "values_kept": kept}
     names, grads = [], []
     for name, p in model.named_parameters():
         names.append(name)
