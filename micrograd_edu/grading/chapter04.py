@@ -581,8 +581,12 @@ def _raised_at_zero(case: Case, seen: dict) -> bool:
 _STATEMENT = (
     "The new node's data is {what}; its _backward adds the local derivative, times "
     "out.grad, to the grad of the node it was computed from. Derive the local derivative "
-    "yourself."
+    "yourself: the derivatives of the package's rule table, with which mg.Value, mg.Dual "
+    "and mg.diff differentiate, are withheld while it is checked."
 )
+# The package's engines take every derivative from the rule table: without its derivatives
+# (its values stay), no engine of the package can answer a local derivative for the student.
+OWN_DERIVATIVES = ("micrograd_edu.rules._rule(*partials)",)
 
 _POW_LOCAL = (
     Mistake(
@@ -633,6 +637,7 @@ POW = register(
                 ),  # (the local-derivative check tells the other mistakes apart; at 0 they agree)
             ),
         ),
+        withheld=OWN_DERIVATIVES,
         answers=("k * self.data ** (k - 1)", "k * self.data**(k - 1)", "self.data ** (k - 1)"),
     )
 )
@@ -667,6 +672,7 @@ EXP = register(
             low=0.1,
             high=2.0,
         ),
+        withheld=OWN_DERIVATIVES,
         answers=("out.data * out.grad", "math.exp(self.data) * out.grad"),
     )
 )
@@ -726,6 +732,7 @@ RELU = register(
                 ),
             ),
         ),
+        withheld=OWN_DERIVATIVES,
         answers=("(self.data > 0) * out.grad", "(out.data > 0) * out.grad"),
     )
 )
@@ -1173,13 +1180,50 @@ def _judge_fit(case: Case, seen: dict, xs: list[float], ys: list[float], which: 
     )
 
 
+def _reports(seen: dict) -> list[list[float]]:
+    """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data², Σ Δdata ·
+    grad since the call before, Σ |Δdata| since then, how many leaves]."""
+    return [r for r in seen.get("requests") or [] if as_floats(r, 7) is not None]
+
+
+def _training(seen: dict) -> list[list[float]]:
+    """The reports of the last run of calls on losses of one shape (as many leaves as the
+    last): the training of the network whose parameters come back."""
+    reports, run = _reports(seen), []
+    for report in reversed(reports):
+        if report[6] != reports[-1][6]:
+            break
+        run.append(report)
+    return run[::-1]
+
+
+def _steps(seen: dict) -> tuple[int, int]:
+    """How many times the parameters moved between calls of that training: against the
+    gradient, and along it."""
+    moves = [r for r in _training(seen)[1:] if r[5] > 0]
+    return sum(r[4] < 0 for r in moves), sum(r[4] > 0 for r in moves)
+
+
 def _judge_trained(case: Case, seen: dict) -> str | None:
-    """Trained by gradient descent with backward, and fits the training points."""
+    """Trained by gradient descent with backward on the network's loss, returned what that
+    training reached, and fits the training points."""
     calls = seen.get("calls")
     if type(calls) is not int or calls < _STEPS:
         return (
             f"train called backward {calls} times: gradient descent calls it once a step, "
             f"and a network needs more than {_STEPS} steps"
+        )
+    if seen.get("from_loss") is not True:
+        return (
+            "the parameters train returned are not the inputs of the last loss it called "
+            "backward on: the network must be the one gradient descent trained"
+        )
+    against, along = _steps(seen)
+    if against < _STEPS or along > against / 10:
+        return (
+            f"between the calls of backward on the network's loss the parameters moved "
+            f"{against} times against the gradient and {along} times along it: gradient "
+            f"descent takes more than {_STEPS} steps, each against the gradient"
         )
     return _judge_fit(case, seen, case["xs"], case["ys"], "training")
 
@@ -1188,25 +1232,36 @@ def _judge_new(case: Case, seen: dict) -> str | None:
     return _judge_fit(case, seen, case[HELD]["new"], case[HELD]["targets"], "new")
 
 
-def _reports(seen: dict) -> list[list[float]]:
-    """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data²]."""
-    return [r for r in seen.get("requests") or [] if as_floats(r, 4) is not None]
-
-
 def _never_moved(case: Case, seen: dict) -> bool:
-    reports = _reports(seen)
-    return len(reports) >= 2 and all(r[2:] == reports[0][2:] for r in reports)
+    reports = _training(seen)
+    return (
+        seen.get("from_loss") is True
+        and len(reports) >= 2
+        and all(r[2:4] == reports[0][2:4] for r in reports)
+    )
 
 
 def _never_cleared(case: Case, seen: dict) -> bool:
-    reports = _reports(seen)
-    return len(reports) >= 2 and not _never_moved(case, seen) and all(r[1] > 0 for r in reports[1:])
+    reports = _training(seen)
+    return (
+        len(reports) >= 2
+        and not _never_moved(case, seen)
+        and _steps(seen)[1] == 0
+        and all(r[1] > 0 for r in reports[1:])
+    )
+
+
+def _ascended(case: Case, seen: dict) -> bool:
+    against, along = _steps(seen)
+    return along > 0 and against == 0
 
 
 def _diverged(case: Case, seen: dict) -> bool:
-    losses = [r[0] for r in _reports(seen)]
-    return len(losses) >= 2 and (
-        not all(math.isfinite(x) for x in losses) or losses[-1] > 2 * losses[0]
+    losses = [r[0] for r in _training(seen)]
+    return (
+        len(losses) >= 2
+        and not _ascended(case, seen)
+        and (not all(math.isfinite(x) for x in losses) or losses[-1] > 2 * losses[0])
     )
 
 
@@ -1236,9 +1291,15 @@ _TRAIN_MISTAKES = (
         name="never cleared",
     ),
     Mistake(
+        _ascended,
+        "every step moved the parameters along their gradient, uphill: gradient descent "
+        "subtracts lr times the gradient",
+        name="ascent",
+    ),
+    Mistake(
         _diverged,
-        "the loss grew as the training went on: each step went too far; take a smaller "
-        "learning rate",
+        "the loss grew as the training went on, though each step went downhill: each step "
+        "went too far; take a smaller learning rate",
         name="diverged",
     ),
 )

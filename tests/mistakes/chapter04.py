@@ -215,10 +215,12 @@ def backward(root):
         node._backward()
 
 
-def train(xs, ys, hidden=8, steps=200, lr=0.1, value=None, clear=True, rebind=False):
+def train(xs, ys, hidden=8, steps=200, lr=0.1, value=None, clear=True, rebind=False, fresh=False):
     """The exercise's reference network, returning [w, b, v, c]; ``clear=False`` never
     clears the parameters' gradients, ``rebind=True`` writes each step into a new MyValue
-    (`p = p - lr * p.grad`), leaving the network's own as they were."""
+    (`p = p - lr * p.grad`), leaving the network's own as they were; ``fresh=True`` (right)
+    makes new parameters each step from the old ones' data and grads; a negative ``lr``
+    climbs the gradient."""
     value = value or CORRECT["MyValue"]
     rng = random.Random(0)
     w1 = [value(rng.gauss(0, 1)) for _ in range(hidden)]
@@ -233,6 +235,10 @@ def train(xs, ys, hidden=8, steps=200, lr=0.1, value=None, clear=True, rebind=Fa
     for _ in range(steps):
         loss = sum(((predict(x) - y) ** 2 for x, y in zip(xs, ys, strict=True)), value(0.0))
         backward(loss / len(xs))
+        if fresh:
+            w1, b1, w2 = ([value(p.data - lr * p.grad) for p in g] for g in (w1, b1, w2))
+            b2 = value(b2.data - lr * b2.grad)
+            continue
         for p in params:
             if rebind:
                 p = p - lr * p.grad  # noqa: PLW2901  (the mistake: a new node, not p itself)
@@ -314,6 +320,58 @@ def polynomial(xs, ys):  # a lookup in disguise: no network at all
     return np.polyfit(xs, ys, 7)
 
 
+def least_squares_with_dummy_backward(xs, ys, hidden=8):
+    """The review's gaming: output weights by least squares on random tanh features, and
+    backward called 200 times on a dummy value to be counted."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w = [rng.gauss(0, 2) for _ in range(hidden)]
+    b = [rng.gauss(0, 2) for _ in range(hidden)]
+    features = np.array(
+        [[np.tanh(wj * x + bj) for wj, bj in zip(w, b, strict=True)] + [1.0] for x in xs]
+    )
+    solution = np.linalg.lstsq(features, np.array(ys), rcond=None)[0]
+    p = value(1.0)
+    for _ in range(200):
+        backward(p * p)
+        p.grad = 0.0
+    return [w, b, list(solution[:hidden]), float(solution[hidden])]
+
+
+def least_squares_then_backward(xs, ys, hidden=8):
+    """Least squares, then backward on the real loss of the fitted network 200 times,
+    never stepping: the parameters are the loss's inputs, but no descent reached them."""
+    value = CORRECT["MyValue"]
+    w, b, v, c = least_squares_with_dummy_backward(xs, ys, hidden)
+    params = [[value(p) for p in group] for group in (w, b, v)] + [value(c)]
+    w, b, v, c = params
+    for _ in range(200):
+        loss = value(0.0)
+        for x, y in zip(xs, ys, strict=True):
+            out = sum((vj * (wj * x + bj).tanh() for wj, bj, vj in zip(w, b, v, strict=True)), c)
+            loss = loss + (out - y) ** 2
+        backward(loss)
+    return params
+
+
+def linear_network(xs, ys, steps=200, lr=0.1, hidden=8):
+    """The review's network without its tanh: the loss overflows and train raises."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w, b, v = ([value(rng.gauss(0, 1)) for _ in range(hidden)] for _ in range(3))
+    c = value(0.0)
+    for _ in range(steps):
+        loss = value(0.0)
+        for x, y in zip(xs, ys, strict=True):
+            out = c + sum(
+                (vj * (wj * x + bj) for wj, bj, vj in zip(w, b, v, strict=True)), value(0.0)
+            )
+            loss = loss + (out - y) ** 2
+        backward(loss * (1.0 / len(xs)))
+        for p in [*w, *b, *v, c]:
+            p.data -= lr * p.grad
+            p.grad = 0.0
+    return [w, b, v, c]
+
+
 def value_with(**rule):
     return {"MyValue": make_value_class(**rule)}
 
@@ -380,10 +438,33 @@ EXAMPLES = [
         seeds=1,
     ),
     one(TRAIN, "diverged", {"train": lambda xs, ys: train(xs, ys, lr=2.5, steps=60)}, seeds=1),
+    one(TRAIN, "diverged", {"train": linear_network}, label="overflows", seeds=1),
+    one(TRAIN, "ascent", {"train": lambda xs, ys: train(xs, ys, lr=-0.1, steps=30)}, seeds=1),
+    one(
+        TRAIN,
+        None,
+        {"train": least_squares_with_dummy_backward},
+        label="least squares, dummy backward",
+        seeds=1,
+    ),
+    one(
+        TRAIN,
+        "never moved",
+        {"train": least_squares_then_backward},
+        label="least squares, backward without steps",
+        seeds=1,
+    ),
 ]
 
 SLOW = {TRAIN}  # graded on one seed where a test grades the right answers on several
 
 RIGHT = [
     one(ORDER, None, {"topological_order": marking_order}, label="marks nodes"),
+    one(
+        TRAIN,
+        None,
+        {"train": lambda xs, ys: train(xs, ys, fresh=True)},
+        label="new parameters each step",
+        seeds=1,
+    ),
 ]
