@@ -450,6 +450,12 @@ def _judge_vjp(case: Case, seen: dict) -> str | None:
         return f"vᵀJ is wrong for a function ℝ^{n} → ℝ^{m}"
     if calls != 1:
         return f"the answer is right, but f was called {calls} times; one call is the method"
+    backwards = seen.get("backwards")
+    if type(backwards) is int and backwards > 1:
+        return (
+            f"the answer is right, but backward ran {backwards} times; one backward pass is "
+            "the method"
+        )
     return None
 
 
@@ -508,6 +514,12 @@ _VJP_MISTAKES = (
         "start from a combination of them",
         name="call per output",
     ),
+    Mistake(
+        lambda case, seen: seen.get("calls") == 1 and seen.get("backwards") == len(case["v"]) > 1,
+        "one backward per output: a single backward, from the scalar Σ vᵢ yᵢ, gives every "
+        "input its share of vᵀJ at once",
+        name="backward per output",
+    ),
 )
 
 VJP = register(
@@ -516,7 +528,8 @@ VJP = register(
         "Vector-Jacobian product",
         3,
         "vjp(f, xs, v) returns vᵀ J(xs) (a list of n numbers) for f: ℝⁿ → ℝᵐ, from one "
-        "call of f on Values, f(*values), and one backward pass.",
+        "call of f on Values, f(*values), and one backward pass. The package's "
+        "jacobian_reverse is withheld while it is checked.",
         ("vjp",),
         (
             Check(
@@ -541,6 +554,7 @@ VJP = register(
                 right=_right_vjp,
             ),
         ),
+        withheld=("micrograd_edu.scalar.value.jacobian_reverse",),
         answers=("total + weight * y", "Σ v_i f_i", r"\sum_i v_i f_i", "weight * y"),
     )
 )

@@ -35,7 +35,7 @@ def ops(n, m):
     return 2 * n - 1 + 2 * m
 
 
-def vjp_by_rows(f, xs, v):  # m sweeps, one per output, then weighted: right, and one call
+def vjp_by_rows(f, xs, v):  # one call, then m sweeps, one per output: not one backward pass
     inputs = [mg.Value(x) for x in xs]
     outputs = f(*inputs)
     rows = []
@@ -100,10 +100,10 @@ EXAMPLES = [
     one(VJP, "call per input", vjp_per_input),
     one(VJP, "call per output", vjp_per_output),
     one(VJP, None, lambda f, xs, v: vjp(f, xs, v)[:-1], label="one short"),
+    one(VJP, "backward per output", vjp_by_rows),
 ]
 
 RIGHT = [
-    one(VJP, None, vjp_by_rows, label="by rows"),
     one(WORK, None, lambda n, m: [float(x) for x in work(n, m)], label="floats"),
     one(SEGMENT, None, lambda T, s: float(segment_length(T, s)), label="a float"),
 ]
