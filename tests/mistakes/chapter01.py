@@ -178,6 +178,7 @@ EXAMPLES = [
     one(GRADIENT, "f(*xs)", gradient_spread),
     one(GRADIENT, "gradient per coordinate", gradient_n_squared),
     one(GRADIENT, "extra calls per coordinate", gradient_with_base),
+    one(GRADIENT, "own step", lambda f, xs, h: numerical_gradient(f, xs, 1e-5)),  # ignores h
     one(GRADIENT, None, lambda f, xs, h: numerical_gradient(f, xs, h)[:-1], label="one short"),
     one(GRADIENT, None, lambda f, xs, h: sum(numerical_gradient(f, xs, h)), label="a number"),
     one(GRADIENT, None, lambda f, xs, h: [3 * g for g in numerical_gradient(f, xs, h)], label="3x"),
@@ -186,6 +187,7 @@ EXAMPLES = [
     one(STEP, "too large", lambda x: 1e-2 * max(1.0, abs(x))),
     one(STEP, "does not grow", lambda x: EPS ** (1 / 4)),
     one(STEP, "no floor", lambda x: EPS ** (1 / 4) * abs(x)),
+    one(STEP, "too small", lambda x: 2.0**-52, also=("does not grow",), label="epsilon"),
     one(STEP, None, lambda x: [EPS ** (1 / 4), EPS ** (1 / 3)], label="a list"),
     one(STEP, None, lambda x: None, label="None"),
 ]
