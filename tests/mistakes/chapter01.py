@@ -136,6 +136,18 @@ EXAMPLES = [
         label="/ 2 * h",
     ),
     one(ONE_SIDED, "sign", lambda f, x, h: -one_sided(f, x, h), also=R1),
+    one(  # the review's: the right weights, each point one h further right
+        ONE_SIDED,
+        "shifted",
+        lambda f, x, h: (-3 * f(x + h) + 4 * f(x + 2 * h) - f(x + 3 * h)) / (2 * h),
+    ),
+    one(  # the review's: a third-order quotient, with f at x + 3h too
+        ONE_SIDED,
+        "other points",
+        lambda f, x, h: (
+            (-11 * f(x) + 18 * f(x + h) - 9 * f(x + 2 * h) + 2 * f(x + 3 * h)) / (6 * h)
+        ),
+    ),
     one(  # weights that miss a constant: the reason says what f = 1 gives, the ratio the rest
         ONE_SIDED,
         "error ratio 0.5",
