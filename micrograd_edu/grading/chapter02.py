@@ -372,7 +372,11 @@ _POWER_MISTAKES = tuple(
         (
             "u times",
             lambda f, df, g, dg: f**g * (dg * math.log(f) + g * df),
-            "your term for u's change is u times too large: what is the derivative of log(u)?",
+            # v * u**v * du, from the power rule with the power not lowered, or from
+            # log(u) differentiated as 1: both give this, so the hint names both
+            "your term for u's change is u times too large: differentiating u ** v in u "
+            "brings v down and lowers the power of u by one (through the logarithm: the "
+            "derivative of log(u) is not 1)",
         ),
         (
             "log only",

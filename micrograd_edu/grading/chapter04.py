@@ -396,8 +396,16 @@ def _unary_cases(
             case["upstream"] = _number(rng, 1.5, 3.0)
         return {**case, "twice": bool(observe.get("twice")), "chain": bool(observe.get("chain"))}
 
-    # a different power in each case: a mistake that scales by 1/k is no constant factor
-    return lambda rng: [make(rng, k) for k in rng.sample(powers, count)]
+    def draw(rng: random.Random) -> list[Case]:
+        # a different power in each case: a mistake that scales by 1/k is no constant
+        # factor; and always a whole k >= 3, which a ** k built as a * a * a gets wrong
+        ks = rng.sample(powers, count)
+        whole = [k for k in powers if k == int(k) and k >= 3]
+        if op == "pow" and whole and not set(ks) & set(whole):
+            ks[0] = rng.choice(whole)
+        return [make(rng, k) for k in ks]
+
+    return draw
 
 
 def _where(case: Case) -> str:
@@ -588,7 +596,22 @@ _STATEMENT = (
 # (its values stay), no engine of the package can answer a local derivative for the student.
 OWN_DERIVATIVES = ("micrograd_edu.rules._rule(*partials)",)
 
+
+def _composed(case: Case, seen: dict) -> bool:
+    """a ** k came back as a node computed from other nodes, not from a itself (a * a * a):
+    its own _backward holds only the last multiplication's share."""
+    return seen.get("through") is True
+
+
 _POW_LOCAL = (
+    Mistake(
+        _composed,
+        "a ** k came back as a node computed from other nodes (a * a * ...), not from a: "
+        "its own _backward holds the last multiplication's share only, and no product "
+        "makes a ** -1 or a ** 0.5. Make one node from a whose _backward applies the power "
+        "rule",
+        name="composed",
+    ),
     Mistake(
         _local_is(lambda a, k: k * a**k),
         "a.grad matches k times a to the power k: once the exponent has come down as a "
@@ -991,10 +1014,13 @@ def _gives(order: str = "reversed", reset: str = "inner") -> Callable[[Case, dic
     return matches
 
 
+# Walked from the inputs' end, every node but the root passes on a grad that is still 0:
+# the same grads as running the root's rule alone (`root._backward()` and nothing else).
 _FORWARD = Mistake(
     _gives(order="forward"),
-    "an inner node passed its gradient on before every node that uses it had added its "
-    "share: which end of the topological order has no node after it?",
+    "only the root's own rule passed anything on: every other node's _backward ran while "
+    "its grad was still 0 (before the nodes that use it had added their shares), or never "
+    "ran. Walk the whole topological order, from the end with no node after it",
     name="forward order",
 )
 _STALE = Mistake(

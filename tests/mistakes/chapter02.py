@@ -140,6 +140,12 @@ EXAMPLES = [
     one(POWER, "exponential only", lambda u, du, v, dv: u**v * u.log() * dv),
     one(POWER, "log only", lambda u, du, v, dv: dv * u.log() + v * du / u),
     one(POWER, "u times", lambda u, du, v, dv: u**v * (dv * u.log() + v * du)),
+    one(  # the review's: the power rule without lowering the power
+        POWER,
+        "u times",
+        lambda u, du, v, dv: v * u**v * du + u**v * u.log() * dv,
+        label="power not lowered",
+    ),
     one(POWER, "no du", lambda u, du, v, dv: u**v * (dv * u.log() + v / u)),
     one(POWER, "approximation", power_by_differences),
     one(DIFF, "no chain rule", lambda e, var: my_diff(e, var, "no chain rule")),

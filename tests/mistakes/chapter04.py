@@ -139,6 +139,11 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
             return out
 
         def __pow__(self, k):
+            if pow == "composed" and k == int(k) and k > 0:  # a * a * ...: right through backward
+                out = self
+                for _ in range(int(k) - 1):
+                    out = out * self
+                return out
             a = self.data
             slope = k * a ** (k - 1)
             wrong = {
@@ -294,6 +299,11 @@ def forward_order_backward(root):
         node._backward()
 
 
+def root_only_backward(root):  # the review's: only the root's rule runs
+    root.grad = 1.0
+    root._backward()
+
+
 def unseeded_backward(root):
     for node in reversed(topological_order(root)):
         node._backward()
@@ -411,6 +421,7 @@ EXAMPLES = [
     one(POW, "no factor", value_with(pow="no_factor")),
     one(POW, "itself", value_with(pow="itself")),
     one(POW, "divides by a", value_with(pow="divides")),
+    one(POW, "composed", value_with(pow="composed")),
     one(EXP, "input", value_with(exp="input")),
     one(EXP, "a times", value_with(exp="a_times")),
     one(EXP, "one", value_with(exp="one")),
@@ -423,6 +434,7 @@ EXAMPLES = [
     one(BACKWARD, "leaves cleared", {"backward": clearing_backward}),
     one(BACKWARD, "forward order", {"backward": forward_order_backward}),
     one(BACKWARD, None, {"backward": unseeded_backward}, label="unseeded"),
+    one(BACKWARD, "forward order", {"backward": root_only_backward}, label="root only"),
     one(TRAIN, "no backward", {"train": numpy_network}, seeds=1),
     one(TRAIN, None, {"train": polynomial}, label="a polynomial", seeds=1),
     one(

@@ -239,7 +239,14 @@ def _run_unary(functions: dict, case: Case) -> dict:
     another out.grad, used twice, and applied to its own result."""
     make, a, op = functions["MyValue"], case["a"], _unary(case)
     value, local = _probe(make, op, a, 1.0)
-    seen = {"value": value, "local": local}
+    x = make(a)
+    parents = getattr(op(x), "parents", None)
+    # a node computed from other computed nodes (a * a * a), not from a (and constants)
+    through = isinstance(parents, tuple | list) and any(
+        isinstance(getattr(p, "parents", None), tuple | list) and len(p.parents) > 0
+        for p in parents
+    )
+    seen = {"value": value, "local": local, "through": through}
     if "upstream" in case:
         seen["scaled"] = _probe(make, op, a, case["upstream"])[1]
     if case.get("twice"):
