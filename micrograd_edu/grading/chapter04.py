@@ -535,6 +535,10 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
     property), the value, scaled by out.grad, a node used twice, and the operation
     applied to its result."""
     chained = {"sign": False} if op == "relu" else {}  # relu's slope is 0 below 0: it hides these
+    # Weights: the local derivative is derived (2); adding into a.grad rather than
+    # assigning it is the lecture's point about reverse mode, and a node used twice (x * x,
+    # a shared weight) is the rule in real graphs, where `=` breaks every gradient: it
+    # weighs 4, so that `=` keeps at most 60% of the exercise.
     return (
         Check(
             f"{_NAME[op]}: the local derivative",
@@ -542,6 +546,7 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
             _unary_cases(op, **{**ranges, **chained}),
             _run_unary,
             _judge_local,
+            weight=2.0,
             mistakes=(_NEVER_ADDED, *local_mistakes),
             right=_right("local", _SLOPE),
         ),
@@ -567,6 +572,7 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
             _unary_cases(op, 3, **{**ranges, **chained}, twice=True),
             _run_unary,
             _judge_twice,
+            weight=4.0,
             mistakes=(_REPLACED,),
         ),
         Check(
@@ -594,6 +600,8 @@ _STATEMENT = (
 )
 # The package's engines take every derivative from the rule table: without its derivatives
 # (its values stay), no engine of the package can answer a local derivative for the student.
+# The batch grader observes these three in a child of their own (Exercise.alone): the
+# grader's nodes for 04.backward and 04.topological_order differentiate with that table.
 OWN_DERIVATIVES = ("micrograd_edu.rules._rule(*partials)",)
 
 
@@ -661,6 +669,7 @@ POW = register(
             ),
         ),
         withheld=OWN_DERIVATIVES,
+        alone=True,
         answers=("k * self.data ** (k - 1)", "k * self.data**(k - 1)", "self.data ** (k - 1)"),
     )
 )
@@ -696,6 +705,7 @@ EXP = register(
             high=2.0,
         ),
         withheld=OWN_DERIVATIVES,
+        alone=True,
         answers=("out.data * out.grad", "math.exp(self.data) * out.grad"),
     )
 )
@@ -756,6 +766,7 @@ RELU = register(
             ),
         ),
         withheld=OWN_DERIVATIVES,
+        alone=True,
         answers=("(self.data > 0) * out.grad", "(out.data > 0) * out.grad"),
     )
 )
