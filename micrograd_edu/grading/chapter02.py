@@ -23,7 +23,7 @@ from typing import Any
 
 from ..scalar.symbolic import Symbol
 from .explain import Kind
-from .plain import close, describe
+from .plain import close, describe, ratio
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter02 import (
     _LIBRARY,
@@ -153,8 +153,8 @@ def _said(what: str, digits: float, got: float, want: float) -> str:
     if want and close(-got, want, 1e-9, 1e-9):
         return f"{what} has the wrong sign"
     if want and got and math.isfinite(got):
-        return f"{what} is {got / want:.3g} times the right one"
-    return f"wrong {what}"
+        return f"{what} is {ratio(got, want)} times the right one"
+    return f"{what} is 0, where the right one is not" if got == 0 else f"{what} is wrong"
 
 
 def _approximate(tree_of: Callable[[Case], tuple[Nodes, list[dict], str]]) -> Mistake:
@@ -556,6 +556,23 @@ _DIFF_MISTAKES = tuple(
 )
 
 
+def _zero_everywhere(case: Case, seen: dict) -> bool:
+    nodes, problem = _nodes(seen, "derivative")
+    return problem is None and all(evaluate(nodes, p) == 0 for p in case["points"])
+
+
+# A derivative that is 0 at every point, whatever the tree: var was never recognised in it.
+# `expr is var` does that (the var passed in is another Symbol object than the tree's x),
+# as the statement warns.
+_NEVER_VAR = Mistake(
+    _zero_everywhere,
+    "your derivative is 0 everywhere: var was never recognised in the tree. The Symbol "
+    "passed as var is another object than the one inside expr: compare names (or use ==), "
+    "not `is`",
+    name="var never found",
+)
+
+
 def _diff_check(name: str, kinds: tuple[str, ...], names=("x",)) -> Check:
     return Check(
         name,
@@ -563,7 +580,7 @@ def _diff_check(name: str, kinds: tuple[str, ...], names=("x",)) -> Check:
         _diff_cases(kinds, names),
         _run_diff,
         _judge_diff,
-        mistakes=(*_DIFF_MISTAKES, _approximate(_diff_tree)),
+        mistakes=(*_DIFF_MISTAKES, _approximate(_diff_tree), _NEVER_VAR),
         right=lambda case: {"derivative": EXPRESSION},
     )
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from .. import functions as F
 from ..scalar.dual import Dual
-from .plain import as_float, as_floats, close, describe
+from .plain import as_float, as_floats, close, describe, ratio
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
 from .runners.served import draw_scales, scaled
@@ -86,7 +86,7 @@ def _how_far(got: float, want: float) -> str:
     if want != 0 and close(got, -want, 1e-10, 1e-10):
         return ": its sign is wrong"
     if want != 0 and got != 0:
-        return f": it is {got / want:.3g} times the right one"
+        return f": it is {ratio(got, want)} times the right one"
     return ""
 
 

@@ -21,7 +21,7 @@ from ..rules import MATH, RULES
 from ..scalar.graph import topological_order as _order
 from ..scalar.numerical import gradient
 from .explain import Kind
-from .plain import as_float, as_floats, close, describe, too_long
+from .plain import as_float, as_floats, close, describe, ratio, too_long
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter04 import (
     Graph,
@@ -418,7 +418,7 @@ def _off(what: str, got: float, want: float) -> str:
     if not math.isfinite(got):
         return f"{what} is {got}"
     if want != 0 and got != 0 and abs(got / want - 1) > 1e-6:
-        return f"{what} is {got / want:.3g} times the right value"
+        return f"{what} is {ratio(got, want)} times the right value"
     return f"{what} is off by {abs(got - want):.2g}"
 
 

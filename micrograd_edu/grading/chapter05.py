@@ -31,7 +31,7 @@ from .. import functions as F
 from ..course.work import count_work
 from ..scalar.dual import jacobian_forward
 from .explain import REAL, Kind
-from .plain import as_float, as_floats, close, describe
+from .plain import as_float, as_floats, close, describe, ratio
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter05 import _run_choice, _run_segment, _run_vjp, _run_work
 from .runners.served import draw_scales, scaled
@@ -322,7 +322,7 @@ def _judge_segment(case: Case, seen: dict) -> str | None:
         return None
     return (
         f"for T = {t} steps of {s} operations, segments of {k} steps peak at {peak:,} "
-        f"stored items, {peak / best:.3g} times the least any length gives"
+        f"stored items, {ratio(peak, best)} times the least any length gives"
     )
 
 

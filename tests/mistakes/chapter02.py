@@ -18,6 +18,8 @@ def my_diff(expr, var, change=""):
     if isinstance(expr, Constant):
         return Constant(0)
     if isinstance(expr, Symbol):
+        if change == "is var":  # the review's: identity, where the statement says names
+            return Constant(1 if expr is var else 0)
         return Constant(1 if expr.name == var.name or change == "every symbol" else 0)
     a = expr.args
     d = [my_diff(arg, var, change) for arg in a]
@@ -153,6 +155,7 @@ EXAMPLES = [
     one(DIFF, "product of derivatives", lambda e, var: my_diff(e, var, "product of derivatives")),
     one(DIFF, "exponent kept", lambda e, var: my_diff(e, var, "exponent kept")),
     one(DIFF, "every symbol", lambda e, var: my_diff(e, var, "every symbol")),
+    one(DIFF, "var never found", lambda e, var: my_diff(e, var, "is var")),
     one(DIFF, "approximation", difference_quotient),
     one(DIFF, None, lambda e, var: 0.0, label="a number"),
     one(SIZE, "distinct", lambda e: count(e, "distinct")),

@@ -88,6 +88,10 @@ def _simple_quotient(self, other):  # right numbers, but it cannot be divided ag
     return SimpleNamespace(primal=out.primal, tangent=out.tangent)
 
 
+def _tuple(dual):
+    return (dual.primal, dual.tangent)
+
+
 def _in_place_quotient(self, other):
     out = MyDual.__truediv__(self, other)
     self.primal, self.tangent = out.primal, out.tangent
@@ -180,6 +184,12 @@ EXAMPLES = [
     ),
     dual("not a dual", dual_variant(__truediv__=_simple_quotient), DIVIDE),
     dual("in place", dual_variant(__truediv__=_in_place_quotient), DIVIDE),
+    dual(  # the review's: the right numbers as a tuple (the grader raised AttributeError)
+        "not a dual",
+        dual_variant(__truediv__=lambda self, other: _tuple(MyDual.__truediv__(self, other))),
+        DIVIDE,
+        label="a tuple",
+    ),
     dual("no chain rule", dual_variant(__pow__=_power(lambda a, da, c: c * a ** (c - 1))), POWER),
     dual(
         "exponent not lowered",
