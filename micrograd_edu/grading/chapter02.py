@@ -527,14 +527,19 @@ def _diff_is(mistake: str) -> Callable[[Case, dict], bool]:
     return matches
 
 
-_DIFF_MISTAKES = tuple(
+_CHAIN_HINT = (
+    "a function of an inner expression changes as fast as the function's own derivative "
+    "times how fast the inner expression changes: the chain rule, at every level"
+)
+# the chain rule forgotten in one function only (the others right): the same mistake
+_ONE_UNCHAINED = tuple(
+    Mistake(_diff_is(f"no chain rule in {op}"), _CHAIN_HINT, name="no chain rule")
+    for op in ("sin", "cos", "exp", "log")
+)
+_DIFF_MISTAKES = _ONE_UNCHAINED + tuple(
     Mistake(_diff_is(mistake), hint, name=mistake)
     for mistake, hint in (
-        (
-            "no chain rule",
-            "a function of an inner expression changes as fast as the function's own derivative "
-            "times how fast the inner expression changes: the chain rule, at every level",
-        ),
+        ("no chain rule", _CHAIN_HINT),
         (
             "cos sign",
             "your derivative of cos has the wrong sign: where sin increases, cos decreases",

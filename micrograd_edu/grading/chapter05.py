@@ -124,7 +124,18 @@ def _judge_work(case: Case, seen: dict) -> str | None:
     return None
 
 
-_WORK_MISTAKES = tuple(
+def _swapped(case: Case, seen: dict) -> bool:
+    got, right = as_floats(seen.get("work"), 2), list(_engine_work(case["n"], case["m"]))
+    return got is not None and right[0] != right[1] and got == right[::-1]
+
+
+_WORK_MISTAKES = (
+    Mistake(
+        _swapped,
+        "your two counts are right, in the other order: work returns (forward, reverse)",
+        name="swapped",
+    ),
+) + tuple(
     Mistake(_work_is(which, model), hint, name=name)
     for name, which, model, hint in (
         (
@@ -201,6 +212,9 @@ def _right_mode(case: Case) -> str | None:
 
 def _judge_choice(case: Case, seen: dict) -> str | None:
     n, m, mode = case["n"], case["m"], seen.get("mode")
+    if isinstance(mode, str) and mode.strip().lower() in ("forward", "reverse"):
+        if mode not in ("forward", "reverse"):
+            return f"returned {mode!r}; answer in lower case, 'forward' or 'reverse'"
     if mode not in ("forward", "reverse"):
         return f"returned {describe(mode)}; answer the string 'forward' or 'reverse'"
     want = _right_mode(case)
@@ -473,6 +487,17 @@ def _vjp_is(model: Callable[[np.ndarray, np.ndarray], Any]) -> Callable:
     return matches
 
 
+def _vjp_approximately(case: Case, seen: dict) -> bool:
+    got = as_floats(seen.get("vjp"), len(case["xs"]))
+    right = _right_vjp(case)["vjp"]
+    n = len(case["xs"])  # central or one-sided differences: 2n or n + 1 calls of f
+    return (
+        got is not None
+        and seen.get("calls") in (2 * n, n + 1)
+        and np.allclose(got, right, rtol=1e-4, atol=1e-6)
+    )
+
+
 def _calls_are(count: Callable[[int, int], set[int]]) -> Callable:
     def matches(case: Case, seen: dict) -> bool:
         return seen.get("calls") in count(len(case["xs"]), len(case["v"]))
@@ -493,6 +518,12 @@ _VJP_MISTAKES = (
         ),
         "only one output's contribution: every output adds its share, weighted by its v",
         name="one output",
+    ),
+    Mistake(
+        _vjp_approximately,
+        "right to a few digits, not exactly: an approximation (differences of f), where "
+        "one call of f on Values and one backward pass give vᵀJ exactly",
+        name="approximation",
     ),
     Mistake(
         None,
