@@ -96,14 +96,17 @@ def _shuffled(rng: random.Random, g: Graph) -> Case:
 
 def _diamonds(rng: random.Random, levels: int) -> Graph:
     """x, then per level two branches of the previous top joined again (2**levels
-    paths), squashed by tanh so that the values stay of order one."""
+    paths), squashed by tanh so that the values stay of order one. The branches differ in
+    length (two steps and one), so that no order by distance from the root (a
+    breadth-first walk, reversed) is a topological one."""
     g: Graph = [_leaf(rng)]
     for _ in range(levels):
         top = len(g) - 1
         g.append({"op": rng.choice(_UNARY), "parents": [top]})
+        g.append({"op": rng.choice(_UNARY), "parents": [top + 1]})
         g.append({"op": rng.choice(("mul", "add")), "parents": [top, top]})  # x * x
-        g.append({"op": "mul", "parents": [top + 1, top + 2]})
-        g.append({"op": "tanh", "parents": [top + 3]})
+        g.append({"op": "mul", "parents": [top + 2, top + 3]})
+        g.append({"op": "tanh", "parents": [top + 4]})
     return g
 
 

@@ -63,6 +63,18 @@ def no_visited_set(root):
     return post_order(root, lambda node: True)
 
 
+def breadth_first_reversed(root):  # the review's: levels from the root, reversed
+    order, seen, queue = [], {id(root)}, [root]
+    while queue:
+        node = queue.pop(0)
+        order.append(node)
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                queue.append(parent)
+    return order[::-1]
+
+
 def pre_order(root):
     order, seen, stack = [], {id(root)}, [root]
     while stack:
@@ -406,6 +418,7 @@ EXAMPLES = [
         label="reversed",
     ),
     one(ORDER, "first parents", {"topological_order": first_parents_only}),
+    one(ORDER, "parent after", {"topological_order": breadth_first_reversed}, label="levels"),
     one(ORDER, "no root", {"topological_order": without_root}),
     one(ORDER, None, {"topological_order": lambda root: root}, label="a node"),
     *[
