@@ -884,6 +884,27 @@ def _judge_composed(case: Case, seen: dict) -> str | None:
     return _judge_expression(case, seen)
 
 
+def _cut_by_negation(case: Case, seen: dict) -> bool:
+    """-x made as a new node from the number -x.data (no parents): the value is right, and
+    every input reached only through a negation gets no gradient."""
+    want, value = case.get(HELD), as_float(seen.get("value"))
+    grads = as_floats(seen.get("grads"), len(case["leaves"]))
+    if want is None or grads is None or value is None or not any(w < 0 for w in want):
+        return False
+    return close(value, _float_expression(case, case["leaves"]), 1e-9, 1e-12) and all(
+        close(g, 0.0 if w < 0 else w, 1e-9, 1e-12) for g, w in zip(grads, want, strict=True)
+    )
+
+
+_CUT = Mistake(
+    _cut_by_negation,
+    "the value is right, but an input that is negated gets no gradient: a new MyValue made "
+    "from -self.data has no parents, so backward stops there. Build -x from the operations "
+    "MyValue has",
+    name="cut by negation",
+)
+
+
 def _cases_of(make: Callable[[random.Random], Case], count: int = 4) -> Callable:
     return lambda rng: [make(rng) for _ in range(count)]
 
@@ -913,6 +934,7 @@ DIV = register(
                 _run_composed,
                 _judge_expression,
                 mistakes=(
+                    _CUT,
                     Mistake(
                         _swapped,
                         "the number and a came out in the other order: for c / a and c - a "
@@ -921,7 +943,14 @@ DIV = register(
                     ),
                 ),
             ),
-            Check("-a and a - b", "", _cases_of(_difference), _run_composed, _judge_expression),
+            Check(
+                "-a and a - b",
+                "",
+                _cases_of(_difference),
+                _run_composed,
+                _judge_expression,
+                mistakes=(_CUT,),
+            ),
             Check(
                 "(a - b) / (a + b): nodes used twice",
                 "",
