@@ -126,7 +126,23 @@ def _left_moved(case: Case, seen: dict) -> bool:
     )
 
 
+def _only_at_xs(case: Case, seen: dict) -> bool:
+    """f was only ever evaluated at xs itself (the grader logs each point asked): the
+    point moved and moved back before f saw it, as `p = xs` (a second name for the same
+    list, not a copy) does."""
+    points = seen.get("requests") or []
+    xs = [float(x) for x in case["xs"]]
+    return bool(points) and all(as_floats(p, len(xs)) == xs for p in points)
+
+
 _GRADIENT_MISTAKES = (
+    Mistake(
+        _only_at_xs,
+        "f was only ever evaluated at xs itself: the point you moved was xs under another "
+        "name (`p = xs` names the same list, it makes no copy), moved back before f saw it",
+        name="same list",
+        factor=0.0,  # every partial derivative 0: the plain explanation, and this model
+    ),
     Mistake(
         _gradient_is("not restored"),
         "each partial derivative after the first is off by a little: when you differentiate "
@@ -283,6 +299,7 @@ GRADIENT = register(
                 _judge_gradient,
                 mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
+                log_requests=True,
                 right=_right_gradient,
             ),
             Check(
@@ -293,6 +310,7 @@ GRADIENT = register(
                 _judge_gradient,
                 mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
+                log_requests=True,
                 right=_right_gradient,
             ),
             Check(
