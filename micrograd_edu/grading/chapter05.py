@@ -585,7 +585,9 @@ VJP = register(
                 right=_right_vjp,
             ),
         ),
+        # in a child of its own (the notebook's other cells use jacobian_reverse)
         withheld=("micrograd_edu.scalar.value.jacobian_reverse",),
+        alone=True,
         answers=("total + weight * y", "Σ v_i f_i", r"\sum_i v_i f_i", "weight * y"),
     )
 )

@@ -352,7 +352,13 @@ def _train(functions: dict, case: Case) -> dict:
         before = sum(abs(_float_of(leaf, "grad")) for leaf in leaves)
         moved = descent = 0.0
         if len(data) == len(last["data"]):
-            for now, then, grad in zip(data, last["data"], last["grads"], strict=True):
+            # the parameters: the leaves that are the same nodes as last call's, where
+            # there are any (updated in place; the data's constants are new each step, and
+            # may change, as in stochastic descent); else every leaf, by position
+            kept = [a is b for a, b in zip(leaves, last["leaves"], strict=True)]
+            kept = kept if any(kept) else [True] * len(kept)
+            pairs = zip(kept, data, last["data"], last["grads"], strict=True)
+            for now, then, grad in [(n, t, g) for k, n, t, g in pairs if k]:
                 moved, descent = moved + abs(now - then), descent + (now - then) * grad
         result = given(root)
         grads = [_float_of(leaf, "grad") for leaf in leaves]
