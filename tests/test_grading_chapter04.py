@@ -102,3 +102,12 @@ def test_checking_train_twice_in_one_session_counts_the_second_training_too():
     for _ in range(2):
         result = grade("04.train", {})
         assert result.passed, [(c.name, c.reason) for c in result.checks]
+
+
+@pytest.mark.parametrize("op", ["pow", "exp", "relu"])
+def test_assigning_a_grad_instead_of_adding_costs_the_accumulation_points(op):
+    # `self.grad = ...` in _backward: right on a tree, wrong wherever a node is used twice,
+    # which is the lecture's point about reverse mode: it keeps at most 60% of the exercise
+    result = grade(f"04.{op}", {"MyValue": make_value_class(**{op: "assign"})}, "seed0")
+    assert result.score <= 0.6 * result.max_score + 1e-9, [(c.name, c.score) for c in result.checks]
+    assert result.score > 0  # the local derivative and the value are right, and count

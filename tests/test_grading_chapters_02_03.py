@@ -173,3 +173,22 @@ def test_fold_cases_are_drawn_where_the_expression_has_a_value():
         for check_cases in draw_cases(ex, f"seed{i}"):
             for case in check_cases:
                 assert all(math.isfinite(evaluate(case["tree"], p)) for p in case["points"])
+
+
+def test_a_ratio_near_1_is_not_rounded_to_1():
+    # the review's: a product rule missing a term, once said to be "1 times the right one"
+    def one_term(expr, var):
+        if getattr(expr, "op", "") == "mul":
+            a, b = expr.args
+            return a * one_term(b, var)
+        if getattr(expr, "op", "") in ("add", "sub", "neg"):
+            d = [one_term(arg, var) for arg in expr.args]
+            return {"add": lambda: d[0] + d[1], "sub": lambda: d[0] - d[1], "neg": lambda: -d[0]}[
+                expr.op
+            ]()
+        return my_diff(expr, var)
+
+    for seed in ("seed0", "seed1", "seed2", "seed3"):
+        result = grade("02.my_diff", {"my_diff": one_term}, seed)
+        reasons = [c.reason for c in result.checks]
+        assert not any(" 1 times" in r or "wrong the" in r for r in reasons), reasons

@@ -51,9 +51,9 @@ def test_partial_credit_shares_the_points_among_the_checks():
         return grad
 
     result = grade("01.numerical_gradient", {"numerical_gradient": moves_xs})
-    assert [c.passed for c in result.checks] == [True, True, False, True]
-    assert result.score == pytest.approx(3 * 3 / 4)
-    assert "2.25/3 points" in repr(check_feedback("01.numerical_gradient", moves_xs))
+    assert [c.passed for c in result.checks] == [True, True, False, True, True]
+    assert result.score == pytest.approx(3 * 4 / 5)
+    assert "2.4/3 points" in repr(check_feedback("01.numerical_gradient", moves_xs))
 
 
 def check_feedback(exercise_id, function):
@@ -100,4 +100,4 @@ def test_all_or_nothing_keeps_the_old_scoring(tmp_path):
         header, row = csv_path.read_text().splitlines()[:2]
         column = header.split(",").index("01.numerical_gradient")
         scores[bool(flag)] = float(row.split(",")[column])
-    assert scores == {False: 2.25, True: 0.0}
+    assert scores == {False: 2.4, True: 0.0}

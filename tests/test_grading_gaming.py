@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from mistakes import chapter01, chapter02, chapter04
+from test_grading_withheld_in_check import ORDER_WITH_GRAPHLIB, VALUE, VJP_BY_THE_PACKAGE
 
 from micrograd_edu.grading import batch, gradebook
 from micrograd_edu.grading.notebook import dumps, read_notebook
@@ -35,6 +36,14 @@ RECURSIVE_WITH_A_HIGHER_LIMIT = _cell(
     "topological_order", chapter04.recursive_order, chapter04.recursive_with_a_higher_limit
 )
 TRAINED_WITHOUT_BACKWARD = _cell("train", chapter04.numpy_network, imports="import numpy as np")
+LEAST_SQUARES_WITH_DUMMY_BACKWARD = _cell(
+    "train",
+    chapter04.least_squares_with_dummy_backward,
+    imports="import random\n\nimport numpy as np\n\nCORRECT = {'MyValue': MyValue}",
+)
+GRAPHLIB_AT_THE_TOP = ORDER_WITH_GRAPHLIB.format(
+    imports="from graphlib import TopologicalSorter", sorter="TopologicalSorter"
+)
 
 # --- chapter 01 -------------------------------------------------------------------
 
@@ -166,8 +175,13 @@ FIXTURES = [
      {"04.pow": 2, "04.div": 2 * 4 / 5}),
     ("04", "04_reverse", "polynomial", "train-code", POLYNOMIAL_WITH_DUMMY_VALUES, {"04.train": 0}),
     ("04", "04_reverse", "numpy", "train-code", TRAINED_WITHOUT_BACKWARD, {"04.train": 0}),
+    ("04", "04_reverse", "lstsq", "train-code", LEAST_SQUARES_WITH_DUMMY_BACKWARD, {"04.train": 0}),
+    ("04", "04_reverse", "graphlib", "order-code", GRAPHLIB_AT_THE_TOP,
+     {"04.topological_order": 0, "04.backward": 2}),
+    ("04", "04_reverse", "value_pow", "value-code", VALUE, {"04.pow": 0}),
     ("05", "05_forward_vs_reverse", "differences", "vjp-code", VJP_BY_DIFFERENCES, {"05.vjp": 0}),
     ("05", "05_forward_vs_reverse", "secrets", "vjp-code", LOOKS_FOR_THE_SECRETS, {"05.vjp": 0}),
+    ("05", "05_forward_vs_reverse", "package", "vjp-code", VJP_BY_THE_PACKAGE, {"05.vjp": 0}),
 ]  # fmt: skip
 
 

@@ -68,9 +68,11 @@ def test_the_best_segment_length_is_found_among_every_length():
 
 
 @pytest.mark.parametrize("seed", [f"seed{i}" for i in range(4)])
-def test_m_sweeps_from_one_call_earn_full_marks(seed):
-    # the cost of m sweeps cannot be seen from outside the child; one call of f can
-    assert grade("05.vjp", {"vjp": vjp_by_rows}, seed).score == 3
+def test_m_sweeps_from_one_call_lose_the_main_check(seed):
+    # the statement asks for one backward pass: the runner counts the engines' backward
+    # calls (m sweeps, one per output, were once accepted from one call of f)
+    result = grade("05.vjp", {"vjp": vjp_by_rows}, seed)
+    assert result.score == 0 and "backward ran" in result.checks[0].reason
 
 
 def test_choose_mode_cases_fall_on_both_sides_of_the_boundary_away_from_the_diagonal():

@@ -39,7 +39,7 @@ DESERVED = {
     "kills_the_grader.ipynb": FULL,  # honest answers; the signals reach nothing
     "outlives_the_grader.ipynb": FULL,
     "phones_home.ipynb": FULL,
-    "evaluates_f_uncounted.ipynb": FULL - 0.75,  # the grader counted 6n calls of f: not O(n)
+    "evaluates_f_uncounted.ipynb": FULL - 0.6,  # the grader counted 6n calls of f: not O(n)
     "unblocks_scikit_learn.ipynb": 3.0,  # its backward; no scikit-learn to classify with
     "solves_through_numpy_internals.ipynb": 1.0,  # its mini-batches; lstsq raises in its file
     "derives_from_the_rule_table.ipynb": 3.0,  # my_size, fold_constants; no derivative table
@@ -59,8 +59,11 @@ UNSANDBOXED = {  # the same attacks, graded with --no-sandbox
     "reads_the_solutions.ipynb": FULL,
     "finds_the_grader.ipynb": FULL,
     "solves_through_numpy_internals.ipynb": 3.0,
-    "derives_from_the_rule_table.ipynb": 10.0,
-    "borrows_the_package_dual.ipynb": 8.0,
+    # the child's own withholding takes the rule table's derivatives away in its process
+    # too (as check() does); the stubbed file, which only the sandbox mounts, is what a
+    # reload of micrograd_edu.rules meets
+    "derives_from_the_rule_table.ipynb": 3.0,
+    "borrows_the_package_dual.ipynb": 3.0,
     "looks_around.ipynb": 2.0,  # found all four (scikit-learn among the libraries)
 }
 

@@ -132,10 +132,15 @@ def test_chapter01_f_takes_the_point_as_any_sequence_and_refuses_its_entries():
     [
         (
             lambda f, xs: f(xs + [1.0]),
-            "f takes one argument, a list of {n} numbers: call f(point);",
+            "f takes a list of {n} plain numbers (floats, not nodes); it was given",
         ),
         (lambda f, xs: f(*xs), "call f(point), not f(*point); it was given {n} items"),
-        (lambda f, xs: f([Value(x) for x in xs]), "it was given {n} items: Value, Value"),
+        # f(point) was called: the message says what the point held, not how to call f
+        (
+            lambda f, xs: f([Value(x) for x in xs]),
+            "f takes a list of {n} plain numbers (floats, not nodes); it was given {n} items: "
+            "Value, Value",
+        ),
     ],
 )
 def test_chapter01_f_says_what_it_takes(call, message):

@@ -226,7 +226,33 @@ _LOOKS_LEFT = Mistake(
     "left of x: this quotient may use only x, x + h and x + 2h",
     name="left of x",
 )
+
+
+def _offsets(seen: dict) -> set[float]:
+    """Where the quotient evaluated f, in steps of h from x (the runner notes it)."""
+    offsets = seen.get("offsets")
+    return {o for o in offsets if as_float(o) is not None} if isinstance(offsets, list) else set()
+
+
+_SHIFTED = Mistake(
+    lambda case, seen: _offsets(seen) == {1.0, 2.0, 3.0},
+    "your quotient evaluates f at x + h, x + 2h and x + 3h: shifted by h, it estimates the "
+    "slope near x + h, not at x. Use f(x), f(x + h) and f(x + 2h)",
+    name="shifted",
+)
+_BEYOND = Mistake(
+    lambda case, seen: (
+        min(_offsets(seen), default=0.0) >= 0
+        and not _offsets(seen) <= {0.0, 1.0, 2.0}
+        and _offsets(seen) != {1.0, 2.0, 3.0}
+    ),
+    "your quotient evaluates f at a point other than x, x + h and x + 2h (further right, "
+    "or between them): the statement allows these three only",
+    name="other points",
+)
 ONE_SIDED_MISTAKES = (
+    _SHIFTED,
+    _BEYOND,
     Mistake(_quotient_is(lambda p, x, h: (p(x + h) - p(x)) / h), _TWO_POINTS, name="two points"),
     Mistake(
         _quotient_is(lambda p, x, h: (p(x + 2 * h) - p(x)) / (2 * h)),
@@ -343,10 +369,12 @@ def _order_check(
     ratio: float,
     seen: tuple[float, ...],
     exact: dict[str, Callable[[float], float]] = DERIVATIVES,
+    points: tuple[Mistake, ...] = (),
 ) -> Check:
     """Halving h must divide the error by ``ratio`` (4, 16): the order of the method.
     ``seen``: the wrong ratios this quotient's typical mistakes give, each named by its
-    mistake model. ``exact`` holds what ``name`` estimates, in closed form."""
+    mistake model. ``exact`` holds what ``name`` estimates, in closed form. ``points``:
+    mistakes seen in where f was evaluated, which explain a ratio before it does."""
 
     def cases(rng: random.Random) -> list[Case]:
         return [{"f": f, "x": rng.uniform(-2, 2), "h": h} for f in functions]
@@ -364,7 +392,7 @@ def _order_check(
             f"for {case['f']} at x={case['x']:.3g}; yours changed it by a factor {found:.3g}"
         )
 
-    mistakes = tuple(
+    mistakes = points + tuple(
         Mistake(
             lambda case, seen, r=r: _near(_error_ratio(exact, case, seen), r),
             hint,
@@ -411,7 +439,14 @@ ONE_SIDED = register(
                 mistakes=(_LOOKS_LEFT,),
                 right=lambda case: {"value": REAL},
             ),
-            _order_check("one_sided_difference", ("exp", "sinh"), 1e-2, 4, (0.5, 1, 2)),
+            _order_check(
+                "one_sided_difference",
+                ("exp", "sinh"),
+                1e-2,
+                4,
+                (0.5, 1, 2),
+                points=(_SHIFTED, _BEYOND),
+            ),
         ),
         withheld=WITHHELD,
     )

@@ -126,7 +126,23 @@ def _left_moved(case: Case, seen: dict) -> bool:
     )
 
 
+def _only_at_xs(case: Case, seen: dict) -> bool:
+    """f was only ever evaluated at xs itself (the grader logs each point asked): the
+    point moved and moved back before f saw it, as `p = xs` (a second name for the same
+    list, not a copy) does."""
+    points = seen.get("requests") or []
+    xs = [float(x) for x in case["xs"]]
+    return bool(points) and all(as_floats(p, len(xs)) == xs for p in points)
+
+
 _GRADIENT_MISTAKES = (
+    Mistake(
+        _only_at_xs,
+        "f was only ever evaluated at xs itself: the point you moved was xs under another "
+        "name (`p = xs` names the same list, it makes no copy), moved back before f saw it",
+        name="same list",
+        factor=0.0,  # every partial derivative 0: the plain explanation, and this model
+    ),
     Mistake(
         _gradient_is("not restored"),
         "each partial derivative after the first is off by a little: when you differentiate "
@@ -180,6 +196,45 @@ def _judge_gradient(case: Case, seen: dict) -> str | None:
     return (
         f"wrong gradient for a function of {n} variables: partial derivative {worst + 1} is "
         f"off by {abs(grad[worst] - want[worst]):.1e}, where 1e-7 is allowed"
+    )
+
+
+def _central_with(case: Case) -> list[float]:
+    """The central differences of the case's f at xs with the case's own (large) step h."""
+    x, h, grad = case["xs"], case["h"], []
+    for i in range(len(x)):
+        up, down = list(x), list(x)
+        up[i], down[i] = x[i] + h, x[i] - h
+        grad.append((_value(case, up) - _value(case, down)) / (2 * h))
+    return grad
+
+
+def _with_a_large_step(rng: random.Random) -> list[Case]:
+    # h = 0.2 to 0.4 on the ring of sines: its central difference is off the derivative by
+    # about h²/6 (1e-2), so a quotient that ignores h and takes its own small step is told
+    # apart from one that takes the h it was given
+    return [{**case, "h": rng.uniform(0.2, 0.4)} for case in _gradient_cases((2, 5), True)(rng)]
+
+
+def _judge_step_given(case: Case, seen: dict) -> str | None:
+    n = len(case["xs"])
+    grad = as_floats(seen.get("grad"), n)
+    if grad is None:
+        return f"returned {describe(seen.get('grad'))} for {n} variables; expected {n} numbers"
+    want = _central_with(case)
+    if all(close(g, w, 1e-9, 1e-9) for g, w in zip(grad, want, strict=True)):
+        return None
+    return (
+        f"with h = {case['h']:.3g}, the partial derivatives are not the central differences "
+        "with that step"
+    )
+
+
+def _own_step(case: Case, seen: dict) -> bool:
+    """The exact gradient where h was large: a step of its own, not the h passed in."""
+    grad = as_floats(seen.get("grad"), len(case["xs"]))
+    return grad is not None and all(
+        close(g, w, 1e-6, 1e-6) for g, w in zip(grad, _ring_gradient(case), strict=True)
     )
 
 
@@ -244,6 +299,7 @@ GRADIENT = register(
                 _judge_gradient,
                 mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
+                log_requests=True,
                 right=_right_gradient,
             ),
             Check(
@@ -254,6 +310,7 @@ GRADIENT = register(
                 _judge_gradient,
                 mistakes=_GRADIENT_MISTAKES,
                 serve=_evaluate,
+                log_requests=True,
                 right=_right_gradient,
             ),
             Check(
@@ -279,6 +336,23 @@ GRADIENT = register(
                 ),
                 serve=_evaluate,
                 right=lambda case: {"xs_after": list(case["xs"])},
+            ),
+            Check(
+                "takes the step h it is given",
+                "",
+                _with_a_large_step,
+                _run_gradient,
+                _judge_step_given,
+                mistakes=(
+                    Mistake(
+                        _own_step,
+                        "with a large h passed in, your gradient came out as if the step were "
+                        "tiny: use the argument h, not a step of your own",
+                        name="own step",
+                    ),
+                ),
+                serve=_evaluate,
+                right=lambda case: {"grad": _central_with(case)},
             ),
             Check(
                 "evaluates f O(n) times",
@@ -444,10 +518,12 @@ STEP = register(
                 _judge_step,
                 mistakes=(
                     Mistake(
-                        _step_below(1e-12),
+                        lambda case, seen: as_float(seen.get("h")) == 0.0,
                         "a step proportional to |x| is 0 at x = 0: the step needs a floor",
                         name="no floor",
                     ),
+                    _TOO_SMALL,  # a floor far too low (2 ** -52) is not a missing one
+                    _TOO_LARGE,
                 ),
                 right=lambda case: _A_STEP,
             ),

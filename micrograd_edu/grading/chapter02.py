@@ -23,7 +23,7 @@ from typing import Any
 
 from ..scalar.symbolic import Symbol
 from .explain import Kind
-from .plain import close, describe
+from .plain import close, describe, ratio
 from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter02 import (
     _LIBRARY,
@@ -153,8 +153,8 @@ def _said(what: str, digits: float, got: float, want: float) -> str:
     if want and close(-got, want, 1e-9, 1e-9):
         return f"{what} has the wrong sign"
     if want and got and math.isfinite(got):
-        return f"{what} is {got / want:.3g} times the right one"
-    return f"wrong {what}"
+        return f"{what} is {ratio(got, want)} times the right one"
+    return f"{what} is 0, where the right one is not" if got == 0 else f"{what} is wrong"
 
 
 def _approximate(tree_of: Callable[[Case], tuple[Nodes, list[dict], str]]) -> Mistake:
@@ -365,7 +365,11 @@ _POWER_MISTAKES = tuple(
         (
             "u times",
             lambda f, df, g, dg: f**g * (dg * math.log(f) + g * df),
-            "your term for u's change is u times too large: what is the derivative of log(u)?",
+            # v * u**v * du, from the power rule with the power not lowered, or from
+            # log(u) differentiated as 1: both give this, so the hint names both
+            "your term for u's change is u times too large: differentiating u ** v in u "
+            "brings v down and lowers the power of u by one (through the logarithm: the "
+            "derivative of log(u) is not 1)",
         ),
         (
             "log only",
@@ -509,14 +513,19 @@ def _diff_is(mistake: str) -> Callable[[Case, dict], bool]:
     return matches
 
 
-_DIFF_MISTAKES = tuple(
+_CHAIN_HINT = (
+    "a function of an inner expression changes as fast as the function's own derivative "
+    "times how fast the inner expression changes: the chain rule, at every level"
+)
+# the chain rule forgotten in one function only (the others right): the same mistake
+_ONE_UNCHAINED = tuple(
+    Mistake(_diff_is(f"no chain rule in {op}"), _CHAIN_HINT, name="no chain rule")
+    for op in ("sin", "cos", "exp", "log")
+)
+_DIFF_MISTAKES = _ONE_UNCHAINED + tuple(
     Mistake(_diff_is(mistake), hint, name=mistake)
     for mistake, hint in (
-        (
-            "no chain rule",
-            "a function of an inner expression changes as fast as the function's own derivative "
-            "times how fast the inner expression changes: the chain rule, at every level",
-        ),
+        ("no chain rule", _CHAIN_HINT),
         (
             "cos sign",
             "your derivative of cos has the wrong sign: where sin increases, cos decreases",
@@ -538,6 +547,23 @@ _DIFF_MISTAKES = tuple(
 )
 
 
+def _zero_everywhere(case: Case, seen: dict) -> bool:
+    nodes, problem = _nodes(seen, "derivative")
+    return problem is None and all(evaluate(nodes, p) == 0 for p in case["points"])
+
+
+# A derivative that is 0 at every point, whatever the tree: var was never recognised in it.
+# `expr is var` does that (the var passed in is another Symbol object than the tree's x),
+# as the statement warns.
+_NEVER_VAR = Mistake(
+    _zero_everywhere,
+    "your derivative is 0 everywhere: var was never recognised in the tree. The Symbol "
+    "passed as var is another object than the one inside expr: compare names (or use ==), "
+    "not `is`",
+    name="var never found",
+)
+
+
 def _diff_check(name: str, kinds: tuple[str, ...], names=("x",)) -> Check:
     return Check(
         name,
@@ -545,7 +571,7 @@ def _diff_check(name: str, kinds: tuple[str, ...], names=("x",)) -> Check:
         _diff_cases(kinds, names),
         _run_diff,
         _judge_diff,
-        mistakes=(*_DIFF_MISTAKES, _approximate(_diff_tree)),
+        mistakes=(*_DIFF_MISTAKES, _approximate(_diff_tree), _NEVER_VAR),
         right=lambda case: {"derivative": EXPRESSION},
     )
 

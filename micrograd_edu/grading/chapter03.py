@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from .. import functions as F
 from ..scalar.dual import Dual
-from .plain import as_float, as_floats, close, describe
+from .plain import as_float, as_floats, close, describe, ratio
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter03 import _run_expression, _run_jacobian, _run_unchanged
 from .runners.served import draw_scales, scaled
@@ -86,7 +86,7 @@ def _how_far(got: float, want: float) -> str:
     if want != 0 and close(got, -want, 1e-10, 1e-10):
         return ": its sign is wrong"
     if want != 0 and got != 0:
-        return f": it is {got / want:.3g} times the right one"
+        return f": it is {ratio(got, want)} times the right one"
     return ""
 
 
@@ -363,6 +363,12 @@ POWER = register(
                         "not apply; how does the lecture differentiate exp?",
                         name="power rule on an exponential",
                     ),
+                    Mistake(
+                        _tangent_is({"c ** x": lambda a, da, b, db, c: c**a * da}),
+                        "your tangent is c ** x times the input's: that is the slope of e ** x. "
+                        "Write c ** x as e ** (x log c): what does the chain rule bring down?",
+                        name="no log c",
+                    ),
                 ),
             ),
             Check(
@@ -489,7 +495,10 @@ def _judge_jacobian(case: Case, seen: dict) -> str | None:
     for i in range(m):
         for j in range(n):
             if not close(rows[i][j], want[i][j], 1e-10, 1e-10):
-                return f"wrong entry J[{i}][{j}] = ∂y_{i + 1}/∂x_{j + 1} for f: ℝ^{n} → ℝ^{m}"
+                return (
+                    f"wrong entry J[{i}][{j}] = ∂y_{i + 1}/∂x_{j + 1} for f: ℝ^{n} → ℝ^{m}"
+                    + _how_far(rows[i][j], want[i][j])
+                )
     return None
 
 
@@ -539,6 +548,26 @@ def _seeded_all_ones(j: list[list[float]]) -> list[list[float]]:
     return [[sum(row)] * len(row) for row in j]
 
 
+def _never_reset(j: list[list[float]]) -> list[list[float]]:
+    # pass k seeded input k and left the earlier inputs' tangents at 1: column k is the sum
+    # of columns 0 to k
+    return [[sum(row[: k + 1]) for k in range(len(row))] for row in j]
+
+
+def _columns_shifted(step: int) -> Callable[[list[list[float]]], list[list[float]]]:
+    # pass k seeded input k + step (an index off by one): the columns in a rotated order
+    return lambda j: [[row[(k + step) % len(row)] for k in range(len(row))] for row in j]
+
+
+def _primals_returned(case: Case, seen: dict) -> bool:
+    """Every column holds f's values at xs (the primals), not their tangents."""
+    rows = _table(seen)
+    g = _lecture if case["lecture"] else _family(case)
+    values = [y.primal for y in scaled(g, case[HELD])(*(Dual(x, 0.0) for x in case["xs"]))]
+    want = [[v] * case["n"] for v in values]
+    return rows is not None and _equal(rows, want, 1e-10)
+
+
 # (A table transposed has the wrong shape on every case, none square: a plain explanation
 # the judge's reason gives, "an n × m (transposed) table", with no hint.)
 _JACOBIAN_MISTAKES = (
@@ -547,6 +576,26 @@ _JACOBIAN_MISTAKES = (
         "all your columns are equal: a pass in which every input's tangent is 1 gives the "
         "sum of the columns. Which tangents single out input j?",
         name="all ones",
+    ),
+    Mistake(
+        _jacobian_is(_never_reset),
+        "column j holds the sum of the right columns 0 to j: the tangent 1 an earlier pass "
+        "gave its input was still there. In each pass only input j has tangent 1",
+        name="never reset",
+    ),
+    Mistake(
+        lambda case, seen: any(
+            _jacobian_is(_columns_shifted(step))(case, seen) for step in (1, -1)
+        ),
+        "your columns are the right ones, each in its neighbour's place: pass j must seed "
+        "input j (an index off by one?)",
+        name="shifted",
+    ),
+    Mistake(
+        _primals_returned,
+        "your table holds f's values, the primals, not the derivatives: they ride in the "
+        "outputs' tangents",
+        name="primals",
     ),
 )
 _PASSES_MISTAKES = (

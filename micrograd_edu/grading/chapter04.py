@@ -21,7 +21,7 @@ from ..rules import MATH, RULES
 from ..scalar.graph import topological_order as _order
 from ..scalar.numerical import gradient
 from .explain import Kind
-from .plain import as_float, as_floats, close, describe, too_long
+from .plain import as_float, as_floats, close, describe, ratio, too_long
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter04 import (
     Graph,
@@ -96,14 +96,17 @@ def _shuffled(rng: random.Random, g: Graph) -> Case:
 
 def _diamonds(rng: random.Random, levels: int) -> Graph:
     """x, then per level two branches of the previous top joined again (2**levels
-    paths), squashed by tanh so that the values stay of order one."""
+    paths), squashed by tanh so that the values stay of order one. The branches differ in
+    length (two steps and one), so that no order by distance from the root (a
+    breadth-first walk, reversed) is a topological one."""
     g: Graph = [_leaf(rng)]
     for _ in range(levels):
         top = len(g) - 1
         g.append({"op": rng.choice(_UNARY), "parents": [top]})
+        g.append({"op": rng.choice(_UNARY), "parents": [top + 1]})
         g.append({"op": rng.choice(("mul", "add")), "parents": [top, top]})  # x * x
-        g.append({"op": "mul", "parents": [top + 1, top + 2]})
-        g.append({"op": "tanh", "parents": [top + 3]})
+        g.append({"op": "mul", "parents": [top + 2, top + 3]})
+        g.append({"op": "tanh", "parents": [top + 4]})
     return g
 
 
@@ -395,8 +398,16 @@ def _unary_cases(
             case["upstream"] = _number(rng, 1.5, 3.0)
         return {**case, "twice": bool(observe.get("twice")), "chain": bool(observe.get("chain"))}
 
-    # a different power in each case: a mistake that scales by 1/k is no constant factor
-    return lambda rng: [make(rng, k) for k in rng.sample(powers, count)]
+    def draw(rng: random.Random) -> list[Case]:
+        # a different power in each case: a mistake that scales by 1/k is no constant
+        # factor; and always a whole k >= 3, which a ** k built as a * a * a gets wrong
+        ks = rng.sample(powers, count)
+        whole = [k for k in powers if k == int(k) and k >= 3]
+        if op == "pow" and whole and not set(ks) & set(whole):
+            ks[0] = rng.choice(whole)
+        return [make(rng, k) for k in ks]
+
+    return draw
 
 
 def _where(case: Case) -> str:
@@ -409,7 +420,7 @@ def _off(what: str, got: float, want: float) -> str:
     if not math.isfinite(got):
         return f"{what} is {got}"
     if want != 0 and got != 0 and abs(got / want - 1) > 1e-6:
-        return f"{what} is {got / want:.3g} times the right value"
+        return f"{what} is {ratio(got, want)} times the right value"
     return f"{what} is off by {abs(got - want):.2g}"
 
 
@@ -526,6 +537,10 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
     property), the value, scaled by out.grad, a node used twice, and the operation
     applied to its result."""
     chained = {"sign": False} if op == "relu" else {}  # relu's slope is 0 below 0: it hides these
+    # Weights: the local derivative is derived (2); adding into a.grad rather than
+    # assigning it is the lecture's point about reverse mode, and a node used twice (x * x,
+    # a shared weight) is the rule in real graphs, where `=` breaks every gradient: it
+    # weighs 4, so that `=` keeps at most 60% of the exercise.
     return (
         Check(
             f"{_NAME[op]}: the local derivative",
@@ -533,6 +548,7 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
             _unary_cases(op, **{**ranges, **chained}),
             _run_unary,
             _judge_local,
+            weight=2.0,
             mistakes=(_NEVER_ADDED, *local_mistakes),
             right=_right("local", _SLOPE),
         ),
@@ -558,6 +574,7 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
             _unary_cases(op, 3, **{**ranges, **chained}, twice=True),
             _run_unary,
             _judge_twice,
+            weight=4.0,
             mistakes=(_REPLACED,),
         ),
         Check(
@@ -580,10 +597,31 @@ def _raised_at_zero(case: Case, seen: dict) -> bool:
 _STATEMENT = (
     "The new node's data is {what}; its _backward adds the local derivative, times "
     "out.grad, to the grad of the node it was computed from. Derive the local derivative "
-    "yourself."
+    "yourself: the derivatives of the package's rule table, with which mg.Value, mg.Dual "
+    "and mg.diff differentiate, are withheld while it is checked."
 )
+# The package's engines take every derivative from the rule table: without its derivatives
+# (its values stay), no engine of the package can answer a local derivative for the student.
+# The batch grader observes these three in a child of their own (Exercise.alone): the
+# grader's nodes for 04.backward and 04.topological_order differentiate with that table.
+OWN_DERIVATIVES = ("micrograd_edu.rules._rule(*partials)",)
+
+
+def _composed(case: Case, seen: dict) -> bool:
+    """a ** k came back as a node computed from other nodes, not from a itself (a * a * a):
+    its own _backward holds only the last multiplication's share."""
+    return seen.get("through") is True
+
 
 _POW_LOCAL = (
+    Mistake(
+        _composed,
+        "a ** k came back as a node computed from other nodes (a * a * ...), not from a: "
+        "its own _backward holds the last multiplication's share only, and no product "
+        "makes a ** -1 or a ** 0.5. Make one node from a whose _backward applies the power "
+        "rule",
+        name="composed",
+    ),
     Mistake(
         _local_is(lambda a, k: k * a**k),
         "a.grad matches k times a to the power k: once the exponent has come down as a "
@@ -632,6 +670,8 @@ POW = register(
                 ),  # (the local-derivative check tells the other mistakes apart; at 0 they agree)
             ),
         ),
+        withheld=OWN_DERIVATIVES,
+        alone=True,
     )
 )
 
@@ -665,6 +705,8 @@ EXP = register(
             low=0.1,
             high=2.0,
         ),
+        withheld=OWN_DERIVATIVES,
+        alone=True,
     )
 )
 
@@ -723,6 +765,8 @@ RELU = register(
                 ),
             ),
         ),
+        withheld=OWN_DERIVATIVES,
+        alone=True,
     )
 )
 
@@ -836,6 +880,27 @@ def _judge_composed(case: Case, seen: dict) -> str | None:
     return _judge_expression(case, seen)
 
 
+def _cut_by_negation(case: Case, seen: dict) -> bool:
+    """-x made as a new node from the number -x.data (no parents): the value is right, and
+    every input reached only through a negation gets no gradient."""
+    want, value = case.get(HELD), as_float(seen.get("value"))
+    grads = as_floats(seen.get("grads"), len(case["leaves"]))
+    if want is None or grads is None or value is None or not any(w < 0 for w in want):
+        return False
+    return close(value, _float_expression(case, case["leaves"]), 1e-9, 1e-12) and all(
+        close(g, 0.0 if w < 0 else w, 1e-9, 1e-12) for g, w in zip(grads, want, strict=True)
+    )
+
+
+_CUT = Mistake(
+    _cut_by_negation,
+    "the value is right, but an input that is negated gets no gradient: a new MyValue made "
+    "from -self.data has no parents, so backward stops there. Build -x from the operations "
+    "MyValue has",
+    name="cut by negation",
+)
+
+
 def _cases_of(make: Callable[[random.Random], Case], count: int = 4) -> Callable:
     return lambda rng: [make(rng) for _ in range(count)]
 
@@ -865,6 +930,7 @@ DIV = register(
                 _run_composed,
                 _judge_expression,
                 mistakes=(
+                    _CUT,
                     Mistake(
                         _swapped,
                         "the number and a came out in the other order: for c / a and c - a "
@@ -873,7 +939,14 @@ DIV = register(
                     ),
                 ),
             ),
-            Check("-a and a - b", "", _cases_of(_difference), _run_composed, _judge_expression),
+            Check(
+                "-a and a - b",
+                "",
+                _cases_of(_difference),
+                _run_composed,
+                _judge_expression,
+                mistakes=(_CUT,),
+            ),
             Check(
                 "(a - b) / (a + b): nodes used twice",
                 "",
@@ -979,10 +1052,13 @@ def _gives(order: str = "reversed", reset: str = "inner") -> Callable[[Case, dic
     return matches
 
 
+# Walked from the inputs' end, every node but the root passes on a grad that is still 0:
+# the same grads as running the root's rule alone (`root._backward()` and nothing else).
 _FORWARD = Mistake(
     _gives(order="forward"),
-    "an inner node passed its gradient on before every node that uses it had added its "
-    "share: which end of the topological order has no node after it?",
+    "only the root's own rule passed anything on: every other node's _backward ran while "
+    "its grad was still 0 (before the nodes that use it had added their shares), or never "
+    "ran. Walk the whole topological order, from the end with no node after it",
     name="forward order",
 )
 _STALE = Mistake(
@@ -1167,13 +1243,50 @@ def _judge_fit(case: Case, seen: dict, xs: list[float], ys: list[float], which: 
     )
 
 
+def _reports(seen: dict) -> list[list[float]]:
+    """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data², Σ Δdata ·
+    grad since the call before, Σ |Δdata| since then, how many leaves]."""
+    return [r for r in seen.get("requests") or [] if as_floats(r, 7) is not None]
+
+
+def _training(seen: dict) -> list[list[float]]:
+    """The reports of the last run of calls on losses of one shape (as many leaves as the
+    last): the training of the network whose parameters come back."""
+    reports, run = _reports(seen), []
+    for report in reversed(reports):
+        if report[6] != reports[-1][6]:
+            break
+        run.append(report)
+    return run[::-1]
+
+
+def _steps(seen: dict) -> tuple[int, int]:
+    """How many times the parameters moved between calls of that training: against the
+    gradient, and along it."""
+    moves = [r for r in _training(seen)[1:] if r[5] > 0]
+    return sum(r[4] < 0 for r in moves), sum(r[4] > 0 for r in moves)
+
+
 def _judge_trained(case: Case, seen: dict) -> str | None:
-    """Trained by gradient descent with backward, and fits the training points."""
+    """Trained by gradient descent with backward on the network's loss, returned what that
+    training reached, and fits the training points."""
     calls = seen.get("calls")
     if type(calls) is not int or calls < _STEPS:
         return (
             f"train called backward {calls} times: gradient descent calls it once a step, "
             f"and a network needs more than {_STEPS} steps"
+        )
+    if seen.get("from_loss") is not True:
+        return (
+            "the parameters train returned are not the inputs of the last loss it called "
+            "backward on: the network must be the one gradient descent trained"
+        )
+    against, along = _steps(seen)
+    if against < _STEPS or along > against / 10:
+        return (
+            f"between the calls of backward on the network's loss the parameters moved "
+            f"{against} times against the gradient and {along} times along it: gradient "
+            f"descent takes more than {_STEPS} steps, each against the gradient"
         )
     return _judge_fit(case, seen, case["xs"], case["ys"], "training")
 
@@ -1182,25 +1295,36 @@ def _judge_new(case: Case, seen: dict) -> str | None:
     return _judge_fit(case, seen, case[HELD]["new"], case[HELD]["targets"], "new")
 
 
-def _reports(seen: dict) -> list[list[float]]:
-    """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data²]."""
-    return [r for r in seen.get("requests") or [] if as_floats(r, 4) is not None]
-
-
 def _never_moved(case: Case, seen: dict) -> bool:
-    reports = _reports(seen)
-    return len(reports) >= 2 and all(r[2:] == reports[0][2:] for r in reports)
+    reports = _training(seen)
+    return (
+        seen.get("from_loss") is True
+        and len(reports) >= 2
+        and all(r[2:4] == reports[0][2:4] for r in reports)
+    )
 
 
 def _never_cleared(case: Case, seen: dict) -> bool:
-    reports = _reports(seen)
-    return len(reports) >= 2 and not _never_moved(case, seen) and all(r[1] > 0 for r in reports[1:])
+    reports = _training(seen)
+    return (
+        len(reports) >= 2
+        and not _never_moved(case, seen)
+        and _steps(seen)[1] == 0
+        and all(r[1] > 0 for r in reports[1:])
+    )
+
+
+def _ascended(case: Case, seen: dict) -> bool:
+    against, along = _steps(seen)
+    return along > 0 and against == 0
 
 
 def _diverged(case: Case, seen: dict) -> bool:
-    losses = [r[0] for r in _reports(seen)]
-    return len(losses) >= 2 and (
-        not all(math.isfinite(x) for x in losses) or losses[-1] > 2 * losses[0]
+    losses = [r[0] for r in _training(seen)]
+    return (
+        len(losses) >= 2
+        and not _ascended(case, seen)
+        and (not all(math.isfinite(x) for x in losses) or losses[-1] > 2 * losses[0])
     )
 
 
@@ -1230,9 +1354,15 @@ _TRAIN_MISTAKES = (
         name="never cleared",
     ),
     Mistake(
+        _ascended,
+        "every step moved the parameters along their gradient, uphill: gradient descent "
+        "subtracts lr times the gradient",
+        name="ascent",
+    ),
+    Mistake(
         _diverged,
-        "the loss grew as the training went on: each step went too far; take a smaller "
-        "learning rate",
+        "the loss grew as the training went on, though each step went downhill: each step "
+        "went too far; take a smaller learning rate",
         name="diverged",
     ),
 )

@@ -31,7 +31,7 @@ from .. import functions as F
 from ..course.work import count_work
 from ..scalar.dual import jacobian_forward
 from .explain import REAL, Kind
-from .plain import as_float, as_floats, close, describe
+from .plain import as_float, as_floats, close, describe, ratio
 from .registry import HELD, Case, Check, Exercise, Mistake, register
 from .runners.chapter05 import _run_choice, _run_segment, _run_vjp, _run_work
 from .runners.served import draw_scales, scaled
@@ -124,7 +124,18 @@ def _judge_work(case: Case, seen: dict) -> str | None:
     return None
 
 
-_WORK_MISTAKES = tuple(
+def _swapped(case: Case, seen: dict) -> bool:
+    got, right = as_floats(seen.get("work"), 2), list(_engine_work(case["n"], case["m"]))
+    return got is not None and right[0] != right[1] and got == right[::-1]
+
+
+_WORK_MISTAKES = (
+    Mistake(
+        _swapped,
+        "your two counts are right, in the other order: work returns (forward, reverse)",
+        name="swapped",
+    ),
+) + tuple(
     Mistake(_work_is(which, model), hint, name=name)
     for name, which, model, hint in (
         (
@@ -200,6 +211,9 @@ def _right_mode(case: Case) -> str | None:
 
 def _judge_choice(case: Case, seen: dict) -> str | None:
     n, m, mode = case["n"], case["m"], seen.get("mode")
+    if isinstance(mode, str) and mode.strip().lower() in ("forward", "reverse"):
+        if mode not in ("forward", "reverse"):
+            return f"returned {mode!r}; answer in lower case, 'forward' or 'reverse'"
     if mode not in ("forward", "reverse"):
         return f"returned {describe(mode)}; answer the string 'forward' or 'reverse'"
     want = _right_mode(case)
@@ -320,7 +334,7 @@ def _judge_segment(case: Case, seen: dict) -> str | None:
         return None
     return (
         f"for T = {t} steps of {s} operations, segments of {k} steps peak at {peak:,} "
-        f"stored items, {peak / best:.3g} times the least any length gives"
+        f"stored items, {ratio(peak, best)} times the least any length gives"
     )
 
 
@@ -447,6 +461,12 @@ def _judge_vjp(case: Case, seen: dict) -> str | None:
         return f"vᵀJ is wrong for a function ℝ^{n} → ℝ^{m}"
     if calls != 1:
         return f"the answer is right, but f was called {calls} times; one call is the method"
+    backwards = seen.get("backwards")
+    if type(backwards) is int and backwards > 1:
+        return (
+            f"the answer is right, but backward ran {backwards} times; one backward pass is "
+            "the method"
+        )
     return None
 
 
@@ -462,6 +482,17 @@ def _vjp_is(model: Callable[[np.ndarray, np.ndarray], Any]) -> Callable:
         )
 
     return matches
+
+
+def _vjp_approximately(case: Case, seen: dict) -> bool:
+    got = as_floats(seen.get("vjp"), len(case["xs"]))
+    right = _right_vjp(case)["vjp"]
+    n = len(case["xs"])  # central or one-sided differences: 2n or n + 1 calls of f
+    return (
+        got is not None
+        and seen.get("calls") in (2 * n, n + 1)
+        and np.allclose(got, right, rtol=1e-4, atol=1e-6)
+    )
 
 
 def _calls_are(count: Callable[[int, int], set[int]]) -> Callable:
@@ -486,6 +517,12 @@ _VJP_MISTAKES = (
         name="one output",
     ),
     Mistake(
+        _vjp_approximately,
+        "right to a few digits, not exactly: an approximation (differences of f), where "
+        "one call of f on Values and one backward pass give vᵀJ exactly",
+        name="approximation",
+    ),
+    Mistake(
         None,
         "every entry is 0: backward never reached the inputs you read. Is the scalar you "
         "call backward on built from f's outputs, as Values, and are the inputs you read "
@@ -505,6 +542,12 @@ _VJP_MISTAKES = (
         "start from a combination of them",
         name="call per output",
     ),
+    Mistake(
+        lambda case, seen: seen.get("calls") == 1 and seen.get("backwards") == len(case["v"]) > 1,
+        "one backward per output: a single backward, from the scalar Σ vᵢ yᵢ, gives every "
+        "input its share of vᵀJ at once",
+        name="backward per output",
+    ),
 )
 
 VJP = register(
@@ -513,7 +556,8 @@ VJP = register(
         "Vector-Jacobian product",
         3,
         "vjp(f, xs, v) returns vᵀ J(xs) (a list of n numbers) for f: ℝⁿ → ℝᵐ, from one "
-        "call of f on Values, f(*values), and one backward pass.",
+        "call of f on Values, f(*values), and one backward pass. The package's "
+        "jacobian_reverse is withheld while it is checked.",
         ("vjp",),
         (
             Check(
@@ -538,5 +582,8 @@ VJP = register(
                 right=_right_vjp,
             ),
         ),
+        # in a child of its own (the notebook's other cells use jacobian_reverse)
+        withheld=("micrograd_edu.scalar.value.jacobian_reverse",),
+        alone=True,
     )
 )

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["to_plain", "as_float", "as_floats", "close", "describe", "too_long"]
+__all__ = ["to_plain", "as_float", "as_floats", "close", "describe", "too_long", "ratio"]
 
 # The parent reads at most this many items of a list or array: a submission must
 # not make it parse (or judge) an unbounded answer. A longer one is reported by length.
@@ -161,3 +161,18 @@ def close(got: float, want: float, rel: float, abs_: float = 0.0) -> bool:
     (True, False)
     """
     return math.isfinite(got) and abs(got - want) <= max(rel * abs(want), abs_)
+
+
+def ratio(got: float, want: float) -> str:
+    """``got / want`` to three digits, or to as many as it takes not to read as 1 when it
+    is not 1 ("1.0004 times the right one", never "1 times").
+
+    >>> ratio(2.0, 1.0), ratio(1.0004, 1.0), ratio(-0.99999, 1.0)
+    ('2', '1.0004', '-0.99999')
+    """
+    r = got / want
+    for digits in range(3, 16):
+        text = f"{r:.{digits}g}"
+        if abs(float(text)) != 1.0 or abs(r) == 1.0:
+            return text
+    return text

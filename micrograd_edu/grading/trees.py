@@ -181,8 +181,9 @@ def tangent(
 ) -> Any:
     """d(nodes)/d(var) at ``point``, by carrying each node's value and derivative (forward
     mode on the plain tree); with ``mistake``, what a typical wrong ``my_diff`` computes
-    ("no chain rule", "cos sign", "product of derivatives", "exponent kept", "every
-    symbol"). NaN where the derivative is undefined."""
+    ("no chain rule", or "no chain rule in sin" for one function only, "cos sign",
+    "product of derivatives", "exponent kept", "every symbol"). NaN where the derivative
+    is undefined."""
     n = DECIMAL if exact else FLOAT
     vals: list[Any] = []
     dots: list[Any] = []
@@ -225,7 +226,9 @@ def tangent(
                         "tanh": one - v * v,
                         "abs": n.number(math.copysign(1.0, float(a))),
                     }[head]
-                    d = outer * (one if mistake == "no chain rule" and head != "neg" else da)
+                    # "no chain rule": in every function; "no chain rule in log": in log only
+                    unchained = mistake in ("no chain rule", f"no chain rule in {head}")
+                    d = outer * (one if unchained and head != "neg" else da)
                 vals.append(v)
                 dots.append(d)
         except (ArithmeticError, ValueError, KeyError, decimal.InvalidOperation):

@@ -20,6 +20,7 @@ import importlib.abc
 import sys
 from collections.abc import Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 __all__ = ["withholding"]
@@ -47,6 +48,19 @@ def _withheld(dotted: str) -> Any:
     return withheld
 
 
+class _Library:
+    """A withheld library's module, class or function, imported before: using it raises."""
+
+    def __init__(self, library: str) -> None:
+        self._message = f"{library} is withheld while this exercise is graded: write your own"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(self._message)
+
+    def __getattr__(self, name: str) -> Any:
+        raise PermissionError(self._message)
+
+
 class _Blocked(importlib.abc.MetaPathFinder):
     def __init__(self, packages: set[str]) -> None:
         self.packages = packages
@@ -54,7 +68,33 @@ class _Blocked(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
         top = fullname.split(".")[0]
         if top in self.packages:
-            raise ImportError(f"{top} is withheld while this exercise is graded: use micrograd_edu")
+            raise ImportError(f"{top} is withheld while this exercise is graded: write your own")
+
+
+def _library(value: Any) -> str:
+    """The top-level package ``value`` (a module, a class, a function) comes from."""
+    name = getattr(value, "__name__", "") if isinstance(value, ModuleType) else ""
+    return (name or getattr(value, "__module__", None) or "").split(".")[0]
+
+
+def _parameters_withheld(dotted: str) -> list[tuple[Any, str, Any]]:
+    """For ``module.function(*parameter)``: every object of the module's tables (its dicts'
+    values) that holds ``parameter`` as an attribute gets stand-ins that raise in its place
+    (as many as it held); returns (object, attribute, original) to restore."""
+    module_name = dotted.partition("(")[0].rpartition(".")[0]
+    attribute = dotted.partition("(")[2].rstrip(")").lstrip("*")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return []
+    changed = []
+    for table in [v for v in vars(module).values() if isinstance(v, dict)]:
+        for item in table.values():
+            held = getattr(item, attribute, None)
+            if isinstance(held, tuple) and not isinstance(item, type):
+                changed.append((item, attribute, held))
+                object.__setattr__(item, attribute, tuple(_withheld(dotted) for _ in held))
+    return changed
 
 
 @contextmanager
@@ -64,9 +104,10 @@ def withholding(
     """Withhold ``names`` (see the module docstring) until the block ends."""
     names = set(names)
     packages = {name for name in names if "." not in name}
+    parameters = {name for name in names if "(" in name}
     originals = []
     patched: list[tuple[Any, str, Any]] = []  # (dict, module or class), name, original
-    for dotted in names - packages:
+    for dotted in names - packages - parameters:
         try:
             owner, attribute = resolve(dotted)
             original = getattr(owner, attribute)
@@ -101,6 +142,10 @@ def withholding(
     if namespace is not None:
         for key, value in list(namespace.items()):
             swap(namespace, key, value)
+            if _library(value) in packages:  # imported before: `import graphlib` in a cell
+                patched.append((namespace, key, value))
+                namespace[key] = _Library(_library(value))
+    held_parameters = [change for dotted in parameters for change in _parameters_withheld(dotted)]
     hidden = {n: m for n, m in sys.modules.items() if n.split(".")[0] in packages}
     for name in hidden:
         del sys.modules[name]
@@ -109,6 +154,8 @@ def withholding(
     try:
         yield
     finally:
+        for item, attribute, original in held_parameters:
+            object.__setattr__(item, attribute, original)
         sys.meta_path.remove(blocker)
         sys.modules.update(hidden)
         for holder, key, original in reversed(patched):

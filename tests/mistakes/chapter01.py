@@ -72,6 +72,17 @@ def one_sided_gradient(f, xs, h=1e-5):
     return [(f(xs[:i] + [xs[i] + h] + xs[i + 1 :]) - base) / h for i in range(len(xs))]
 
 
+def aliased_gradient(f, xs, h=1e-5):  # the review's: p = xs names xs, it copies nothing
+    g = []
+    for i in range(len(xs)):
+        p = xs
+        p[i] += h
+        m = xs
+        m[i] -= h
+        g.append((f(p) - f(m)) / (2 * h))
+    return g
+
+
 def gradient_spread(f, xs, h=1e-5):
     grad = []
     for i in range(len(xs)):
@@ -136,6 +147,18 @@ EXAMPLES = [
         label="/ 2 * h",
     ),
     one(ONE_SIDED, "sign", lambda f, x, h: -one_sided(f, x, h), also=R1),
+    one(  # the review's: the right weights, each point one h further right
+        ONE_SIDED,
+        "shifted",
+        lambda f, x, h: (-3 * f(x + h) + 4 * f(x + 2 * h) - f(x + 3 * h)) / (2 * h),
+    ),
+    one(  # the review's: a third-order quotient, with f at x + 3h too
+        ONE_SIDED,
+        "other points",
+        lambda f, x, h: (
+            (-11 * f(x) + 18 * f(x + h) - 9 * f(x + 2 * h) + 2 * f(x + 3 * h)) / (6 * h)
+        ),
+    ),
     one(  # weights that miss a constant: the reason says what f = 1 gives, the ratio the rest
         ONE_SIDED,
         "error ratio 0.5",
@@ -178,6 +201,8 @@ EXAMPLES = [
     one(GRADIENT, "f(*xs)", gradient_spread),
     one(GRADIENT, "gradient per coordinate", gradient_n_squared),
     one(GRADIENT, "extra calls per coordinate", gradient_with_base),
+    one(GRADIENT, "own step", lambda f, xs, h: numerical_gradient(f, xs, 1e-5)),  # ignores h
+    one(GRADIENT, "same list", aliased_gradient),
     one(GRADIENT, None, lambda f, xs, h: numerical_gradient(f, xs, h)[:-1], label="one short"),
     one(GRADIENT, None, lambda f, xs, h: sum(numerical_gradient(f, xs, h)), label="a number"),
     one(GRADIENT, None, lambda f, xs, h: [3 * g for g in numerical_gradient(f, xs, h)], label="3x"),
@@ -186,6 +211,7 @@ EXAMPLES = [
     one(STEP, "too large", lambda x: 1e-2 * max(1.0, abs(x))),
     one(STEP, "does not grow", lambda x: EPS ** (1 / 4)),
     one(STEP, "no floor", lambda x: EPS ** (1 / 4) * abs(x)),
+    one(STEP, "too small", lambda x: 2.0**-52, also=("does not grow",), label="epsilon"),
     one(STEP, None, lambda x: [EPS ** (1 / 4), EPS ** (1 / 3)], label="a list"),
     one(STEP, None, lambda x: None, label="None"),
 ]

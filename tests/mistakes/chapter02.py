@@ -18,6 +18,8 @@ def my_diff(expr, var, change=""):
     if isinstance(expr, Constant):
         return Constant(0)
     if isinstance(expr, Symbol):
+        if change == "is var":  # the review's: identity, where the statement says names
+            return Constant(1 if expr is var else 0)
         return Constant(1 if expr.name == var.name or change == "every symbol" else 0)
     a = expr.args
     d = [my_diff(arg, var, change) for arg in a]
@@ -31,7 +33,8 @@ def my_diff(expr, var, change=""):
         return d[0] * d[1] if change == "product of derivatives" else a[0] * d[1] + a[1] * d[0]
     if expr.op == "div":
         return quotient_rule(a[0], d[0], a[1], d[1])
-    inner = Constant(1) if change == "no chain rule" else d[0]
+    unchained = change in ("no chain rule", f"no chain rule in {expr.op}")
+    inner = Constant(1) if unchained else d[0]
     if expr.op == "pow":
         exponent = a[1] if change == "exponent kept" else a[1] - 1
         return a[1] * a[0] ** exponent * inner
@@ -140,13 +143,29 @@ EXAMPLES = [
     one(POWER, "exponential only", lambda u, du, v, dv: u**v * u.log() * dv),
     one(POWER, "log only", lambda u, du, v, dv: dv * u.log() + v * du / u),
     one(POWER, "u times", lambda u, du, v, dv: u**v * (dv * u.log() + v * du)),
+    one(  # the review's: the power rule without lowering the power
+        POWER,
+        "u times",
+        lambda u, du, v, dv: v * u**v * du + u**v * u.log() * dv,
+        label="power not lowered",
+    ),
     one(POWER, "no du", lambda u, du, v, dv: u**v * (dv * u.log() + v / u)),
     one(POWER, "approximation", power_by_differences),
     one(DIFF, "no chain rule", lambda e, var: my_diff(e, var, "no chain rule")),
+    *[  # the review's: the chain rule forgotten in log (or exp) alone
+        one(
+            DIFF,
+            "no chain rule",
+            lambda e, var, op=op: my_diff(e, var, f"no chain rule in {op}"),
+            label=f"in {op}",
+        )
+        for op in ("log", "exp")
+    ],
     one(DIFF, "cos sign", lambda e, var: my_diff(e, var, "cos sign")),
     one(DIFF, "product of derivatives", lambda e, var: my_diff(e, var, "product of derivatives")),
     one(DIFF, "exponent kept", lambda e, var: my_diff(e, var, "exponent kept")),
     one(DIFF, "every symbol", lambda e, var: my_diff(e, var, "every symbol")),
+    one(DIFF, "var never found", lambda e, var: my_diff(e, var, "is var")),
     one(DIFF, "approximation", difference_quotient),
     one(DIFF, None, lambda e, var: 0.0, label="a number"),
     one(SIZE, "distinct", lambda e: count(e, "distinct")),

@@ -88,6 +88,10 @@ def _simple_quotient(self, other):  # right numbers, but it cannot be divided ag
     return SimpleNamespace(primal=out.primal, tangent=out.tangent)
 
 
+def _tuple(dual):
+    return (dual.primal, dual.tangent)
+
+
 def _in_place_quotient(self, other):
     out = MyDual.__truediv__(self, other)
     self.primal, self.tangent = out.primal, out.tangent
@@ -115,6 +119,31 @@ def _dual_power(tangent):
 
 
 CORRECT = {"MyDual": MyDual, "jacobian_forward": jacobian_forward}
+
+
+def never_reset(f, xs):  # the review's: one list of tangents, set to 1 and never reset
+    tangents, columns = [0.0] * len(xs), []
+    for j in range(len(xs)):
+        tangents[j] = 1.0
+        ys = f(*[Dual(x, t) for x, t in zip(xs, tangents, strict=True)])
+        columns.append([y.tangent for y in ys])
+    return [list(row) for row in zip(*columns, strict=True)]
+
+
+def off_by_one(f, xs):  # the review's: pass j seeds input j + 1
+    n, columns = len(xs), []
+    for j in range(n):
+        ys = f(*[Dual(x, float(k == (j + 1) % n)) for k, x in enumerate(xs)])
+        columns.append([y.tangent for y in ys])
+    return [list(row) for row in zip(*columns, strict=True)]
+
+
+def primals(f, xs):  # the review's: the outputs' primals where their tangents belong
+    columns = []
+    for j in range(len(xs)):
+        ys = f(*[Dual(x, float(k == j)) for k, x in enumerate(xs)])
+        columns.append([y.primal for y in ys])
+    return [list(row) for row in zip(*columns, strict=True)]
 
 
 def per_entry(f, xs):
@@ -180,6 +209,12 @@ EXAMPLES = [
     ),
     dual("not a dual", dual_variant(__truediv__=_simple_quotient), DIVIDE),
     dual("in place", dual_variant(__truediv__=_in_place_quotient), DIVIDE),
+    dual(  # the review's: the right numbers as a tuple (the grader raised AttributeError)
+        "not a dual",
+        dual_variant(__truediv__=lambda self, other: _tuple(MyDual.__truediv__(self, other))),
+        DIVIDE,
+        label="a tuple",
+    ),
     dual("no chain rule", dual_variant(__pow__=_power(lambda a, da, c: c * a ** (c - 1))), POWER),
     dual(
         "exponent not lowered",
@@ -197,6 +232,15 @@ EXAMPLES = [
         dual_variant(
             __rpow__=lambda self, other: type(self)(
                 other**self.primal, self.primal * other ** (self.primal - 1) * self.tangent
+            )
+        ),
+        POWER,
+    ),
+    dual(  # the review's: c ** x differentiated as e ** x
+        "no log c",
+        dual_variant(
+            __rpow__=lambda self, other: type(self)(
+                other**self.primal, other**self.primal * self.tangent
             )
         ),
         POWER,
@@ -226,4 +270,7 @@ EXAMPLES = [
     Example(JACOBIAN, "extra call", {"jacobian_forward": extra_call}),
     Example(JACOBIAN, "approximation", {"jacobian_forward": by_differences}, also=("differences",)),
     Example(JACOBIAN, None, {"jacobian_forward": transposed}, label="transposed"),
+    Example(JACOBIAN, "never reset", {"jacobian_forward": never_reset}),
+    Example(JACOBIAN, "shifted", {"jacobian_forward": off_by_one}),
+    Example(JACOBIAN, "primals", {"jacobian_forward": primals}),
 ]

@@ -63,6 +63,18 @@ def no_visited_set(root):
     return post_order(root, lambda node: True)
 
 
+def breadth_first_reversed(root):  # the review's: levels from the root, reversed
+    order, seen, queue = [], {id(root)}, [root]
+    while queue:
+        node = queue.pop(0)
+        order.append(node)
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                queue.append(parent)
+    return order[::-1]
+
+
 def pre_order(root):
     order, seen, stack = [], {id(root)}, [root]
     while stack:
@@ -139,6 +151,11 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
             return out
 
         def __pow__(self, k):
+            if pow == "composed" and k == int(k) and k > 0:  # a * a * ...: right through backward
+                out = self
+                for _ in range(int(k) - 1):
+                    out = out * self
+                return out
             a = self.data
             slope = k * a ** (k - 1)
             wrong = {
@@ -167,6 +184,8 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
         def __neg__(self):
             if div == "todo":
                 raise NotImplementedError()
+            if div == "cut":  # the review's: the value, as a node of its own
+                return MyValue(-self.data)
             return self * -1
 
         def __sub__(self, other):
@@ -215,10 +234,12 @@ def backward(root):
         node._backward()
 
 
-def train(xs, ys, hidden=8, steps=200, lr=0.1, value=None, clear=True, rebind=False):
+def train(xs, ys, hidden=8, steps=200, lr=0.1, value=None, clear=True, rebind=False, fresh=False):
     """The exercise's reference network, returning [w, b, v, c]; ``clear=False`` never
     clears the parameters' gradients, ``rebind=True`` writes each step into a new MyValue
-    (`p = p - lr * p.grad`), leaving the network's own as they were."""
+    (`p = p - lr * p.grad`), leaving the network's own as they were; ``fresh=True`` (right)
+    makes new parameters each step from the old ones' data and grads; a negative ``lr``
+    climbs the gradient."""
     value = value or CORRECT["MyValue"]
     rng = random.Random(0)
     w1 = [value(rng.gauss(0, 1)) for _ in range(hidden)]
@@ -233,6 +254,10 @@ def train(xs, ys, hidden=8, steps=200, lr=0.1, value=None, clear=True, rebind=Fa
     for _ in range(steps):
         loss = sum(((predict(x) - y) ** 2 for x, y in zip(xs, ys, strict=True)), value(0.0))
         backward(loss / len(xs))
+        if fresh:
+            w1, b1, w2 = ([value(p.data - lr * p.grad) for p in g] for g in (w1, b1, w2))
+            b2 = value(b2.data - lr * b2.grad)
+            continue
         for p in params:
             if rebind:
                 p = p - lr * p.grad  # noqa: PLW2901  (the mistake: a new node, not p itself)
@@ -288,6 +313,11 @@ def forward_order_backward(root):
         node._backward()
 
 
+def root_only_backward(root):  # the review's: only the root's rule runs
+    root.grad = 1.0
+    root._backward()
+
+
 def unseeded_backward(root):
     for node in reversed(topological_order(root)):
         node._backward()
@@ -314,6 +344,59 @@ def polynomial(xs, ys):  # a lookup in disguise: no network at all
     return np.polyfit(xs, ys, 7)
 
 
+def least_squares_with_dummy_backward(xs, ys, hidden=8):
+    """The review's gaming: output weights by least squares on random tanh features, and
+    backward called 200 times on a dummy value to be counted."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w = [rng.gauss(0, 2) for _ in range(hidden)]
+    b = [rng.gauss(0, 2) for _ in range(hidden)]
+    features = np.array(
+        [[np.tanh(wj * x + bj) for wj, bj in zip(w, b, strict=True)] + [1.0] for x in xs]
+    )
+    solution = np.linalg.lstsq(features, np.array(ys), rcond=None)[0]
+    p = value(1.0)
+    for _ in range(200):
+        backward(p * p)
+        p.grad = 0.0
+    return [w, b, list(solution[:hidden]), float(solution[hidden])]
+
+
+def least_squares_then_backward(xs, ys, hidden=8):
+    """Least squares, then backward on the real loss of the fitted network 30 times (more
+    than the 20 a training needs), never stepping: the parameters are the loss's inputs,
+    but no descent reached them."""
+    value = CORRECT["MyValue"]
+    w, b, v, c = least_squares_with_dummy_backward(xs, ys, hidden)
+    params = [[value(p) for p in group] for group in (w, b, v)] + [value(c)]
+    w, b, v, c = params
+    for _ in range(30):
+        loss = value(0.0)
+        for x, y in zip(xs, ys, strict=True):
+            out = sum((vj * (wj * x + bj).tanh() for wj, bj, vj in zip(w, b, v, strict=True)), c)
+            loss = loss + (out - y) ** 2
+        backward(loss)
+    return params
+
+
+def linear_network(xs, ys, steps=200, lr=0.1, hidden=8):
+    """The review's network without its tanh: the loss overflows and train raises."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w, b, v = ([value(rng.gauss(0, 1)) for _ in range(hidden)] for _ in range(3))
+    c = value(0.0)
+    for _ in range(steps):
+        loss = value(0.0)
+        for x, y in zip(xs, ys, strict=True):
+            out = c + sum(
+                (vj * (wj * x + bj) for wj, bj, vj in zip(w, b, v, strict=True)), value(0.0)
+            )
+            loss = loss + (out - y) ** 2
+        backward(loss * (1.0 / len(xs)))
+        for p in [*w, *b, *v, c]:
+            p.data -= lr * p.grad
+            p.grad = 0.0
+    return [w, b, v, c]
+
+
 def value_with(**rule):
     return {"MyValue": make_value_class(**rule)}
 
@@ -338,6 +421,7 @@ EXAMPLES = [
         label="reversed",
     ),
     one(ORDER, "first parents", {"topological_order": first_parents_only}),
+    one(ORDER, "parent after", {"topological_order": breadth_first_reversed}, label="levels"),
     one(ORDER, "no root", {"topological_order": without_root}),
     one(ORDER, None, {"topological_order": lambda root: root}, label="a node"),
     *[
@@ -353,6 +437,7 @@ EXAMPLES = [
     one(POW, "no factor", value_with(pow="no_factor")),
     one(POW, "itself", value_with(pow="itself")),
     one(POW, "divides by a", value_with(pow="divides")),
+    one(POW, "composed", value_with(pow="composed")),
     one(EXP, "input", value_with(exp="input")),
     one(EXP, "a times", value_with(exp="a_times")),
     one(EXP, "one", value_with(exp="one")),
@@ -361,10 +446,12 @@ EXAMPLES = [
     one(RELU, "slope one", value_with(relu="always")),
     one(DIV, "own rule", value_with(div="own_rule")),
     one(DIV, "swapped", value_with(div="swapped")),
+    one(DIV, "cut by negation", value_with(div="cut")),
     one(BACKWARD, "stale", {"backward": lecture_backward}),
     one(BACKWARD, "leaves cleared", {"backward": clearing_backward}),
     one(BACKWARD, "forward order", {"backward": forward_order_backward}),
     one(BACKWARD, None, {"backward": unseeded_backward}, label="unseeded"),
+    one(BACKWARD, "forward order", {"backward": root_only_backward}, label="root only"),
     one(TRAIN, "no backward", {"train": numpy_network}, seeds=1),
     one(TRAIN, None, {"train": polynomial}, label="a polynomial", seeds=1),
     one(
@@ -380,10 +467,33 @@ EXAMPLES = [
         seeds=1,
     ),
     one(TRAIN, "diverged", {"train": lambda xs, ys: train(xs, ys, lr=2.5, steps=60)}, seeds=1),
+    one(TRAIN, "diverged", {"train": linear_network}, label="overflows", seeds=1),
+    one(TRAIN, "ascent", {"train": lambda xs, ys: train(xs, ys, lr=-0.1, steps=30)}, seeds=1),
+    one(
+        TRAIN,
+        None,
+        {"train": least_squares_with_dummy_backward},
+        label="least squares, dummy backward",
+        seeds=1,
+    ),
+    one(
+        TRAIN,
+        "never moved",
+        {"train": least_squares_then_backward},
+        label="least squares, backward without steps",
+        seeds=1,
+    ),
 ]
 
 SLOW = {TRAIN}  # graded on one seed where a test grades the right answers on several
 
 RIGHT = [
     one(ORDER, None, {"topological_order": marking_order}, label="marks nodes"),
+    one(
+        TRAIN,
+        None,
+        {"train": lambda xs, ys: train(xs, ys, fresh=True)},
+        label="new parameters each step",
+        seeds=1,
+    ),
 ]

@@ -35,7 +35,7 @@ def ops(n, m):
     return 2 * n - 1 + 2 * m
 
 
-def vjp_by_rows(f, xs, v):  # m sweeps, one per output, then weighted: right, and one call
+def vjp_by_rows(f, xs, v):  # one call, then m sweeps, one per output: not one backward pass
     inputs = [mg.Value(x) for x in xs]
     outputs = f(*inputs)
     rows = []
@@ -69,6 +69,18 @@ def vjp_per_output(f, xs, v):
     return [x.grad for x in inputs]
 
 
+def vjp_by_differences(f, xs, v, h=1e-6):  # the review's: central differences of f
+    out = []
+    for j in range(len(xs)):
+        up = [mg.Value(x + h * (k == j)) for k, x in enumerate(xs)]
+        down = [mg.Value(x - h * (k == j)) for k, x in enumerate(xs)]
+        rows = zip(f(*up), f(*down), strict=True)
+        out.append(
+            sum(vi * (a.data - b.data) / (2 * h) for vi, (a, b) in zip(v, rows, strict=True))
+        )
+    return out
+
+
 def one(name, mistake, function, **options):
     return Example(name, mistake, {name.split(".")[1]: function}, **options)
 
@@ -81,12 +93,13 @@ EXAMPLES = [
     one(WORK, "one sweep", lambda n, m: (n * ops(n, m), ops(n, m) + 2 * n + 1)),
     one(WORK, "per output", lambda n, m: (m * ops(n, m), work(n, m)[1])),
     one(WORK, "extra pass", lambda n, m: ((1 + n) * ops(n, m), work(n, m)[1])),
-    one(WORK, None, lambda n, m: (work(n, m)[1], work(n, m)[0]), label="swapped"),
+    one(WORK, "swapped", lambda n, m: (work(n, m)[1], work(n, m)[0])),
     one(WORK, None, lambda n, m: 2 * n * ops(n, m), label="a number"),
     one(CHOOSE, "diagonal", lambda n, m: "forward" if n < m else "reverse"),
     one(CHOOSE, "diagonal", lambda n, m: "forward" if n < 1 + m else "reverse", label="1 + m"),
     one(CHOOSE, None, lambda n, m: "reverse", label="always reverse"),
     one(CHOOSE, None, lambda n, m: n < m, label="a bool"),
+    one(CHOOSE, None, lambda n, m: choose_mode(n, m).capitalize(), label="capitalised"),
     one(SEGMENT, "square root of T", lambda T, s: round(math.sqrt(T))),
     one(SEGMENT, "inverted", lambda T, s: round(math.sqrt(T * s))),
     one(SEGMENT, "every step", lambda T, s: 1),
@@ -100,10 +113,11 @@ EXAMPLES = [
     one(VJP, "call per input", vjp_per_input),
     one(VJP, "call per output", vjp_per_output),
     one(VJP, None, lambda f, xs, v: vjp(f, xs, v)[:-1], label="one short"),
+    one(VJP, "backward per output", vjp_by_rows),
+    one(VJP, "approximation", vjp_by_differences),
 ]
 
 RIGHT = [
-    one(VJP, None, vjp_by_rows, label="by rows"),
     one(WORK, None, lambda n, m: [float(x) for x in work(n, m)], label="floats"),
     one(SEGMENT, None, lambda T, s: float(segment_length(T, s)), label="a float"),
 ]

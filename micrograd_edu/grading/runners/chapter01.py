@@ -48,10 +48,26 @@ def _function(case: Case) -> Callable[[float], float]:
     return p
 
 
+def _recorded(f: Callable[[float], float], x: float, h: float, offsets: set) -> Callable:
+    """``f``, noting where it is evaluated, in steps of h from x (for the hints: a
+    quotient that evaluates f at x + 3h says so)."""
+
+    def g(t: float) -> float:
+        try:
+            offsets.add(round((float(t) - x) / h, 3))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            pass
+        return f(t)
+
+    return g
+
+
 @runner_factory
 def _run_quotient(name: str) -> Callable[[dict, Case], dict]:
     def run(functions: dict, case: Case) -> dict:
-        return {"value": functions[name](_function(case), case["x"], case["h"])}
+        offsets: set[float] = set()
+        f = _recorded(_function(case), case["x"], case["h"], offsets)
+        return {"value": functions[name](f, case["x"], case["h"]), "offsets": sorted(offsets)}
 
     return run
 
@@ -61,7 +77,9 @@ def _run_halving(name: str) -> Callable[[dict, Case], dict]:
     """``name`` at h and at h / 2: how much the error shrinks is the method's order."""
 
     def run(fns: dict, case: Case) -> dict:
-        f, x = SMOOTH[case["f"]], case["x"]
-        return {"coarse": fns[name](f, x, case["h"]), "fine": fns[name](f, x, case["h"] / 2)}
+        f, x, h, offsets = SMOOTH[case["f"]], case["x"], case["h"], set()
+        coarse = fns[name](_recorded(f, x, h, offsets), x, h)
+        fine = fns[name](_recorded(f, x, h / 2, offsets), x, h / 2)
+        return {"coarse": coarse, "fine": fine, "offsets": sorted(offsets)}
 
     return run

@@ -11,7 +11,7 @@ from .served import remote
 
 def _run_gradient(functions: dict, case: Case) -> dict:
     xs = list(case["xs"])
-    grad = functions["numerical_gradient"](remote(case, len(xs)), xs, 1e-5)
+    grad = functions["numerical_gradient"](remote(case, len(xs)), xs, case.get("h", 1e-5))
     return {"grad": grad, "xs_after": xs}
 
 

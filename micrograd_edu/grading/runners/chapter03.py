@@ -28,11 +28,17 @@ def _own_dual(functions: dict) -> Callable[..., Any]:
     return own
 
 
-def _read(*duals: Any) -> dict:
+def _read(*duals: Any, what: str = "an operation of MyDual") -> dict:
     """The primal and tangent of each result, refused if an operation of MyDual handed
-    the work to the package's ``Dual``."""
+    the work to the package's ``Dual``, or returned no dual number at all (a tuple)."""
     if any(isinstance(d, Dual) for d in duals):
         raise TypeError("an operation of MyDual returned micrograd_edu's Dual: write its rules")
+    for d in duals:
+        if not (hasattr(d, "primal") and hasattr(d, "tangent")):
+            raise TypeError(
+                f"{what} returned a {type(d).__name__}, not a MyDual: return "
+                "MyDual(primal, tangent)"
+            )
     if len(duals) == 1:
         return {"primal": duals[0].primal, "tangent": duals[0].tangent}
     return {"primal": [d.primal for d in duals], "tangent": [d.tangent for d in duals]}
@@ -70,7 +76,7 @@ def _operands(functions: dict, case: Case) -> tuple[Any, Any]:
 
 def _run_expression(functions: dict, case: Case) -> dict:
     x, y = _operands(functions, case)
-    return _read(EXPRESSIONS[case["expr"]](x, y, case["c"]))
+    return _read(EXPRESSIONS[case["expr"]](x, y, case["c"]), what=case["expr"])
 
 
 def _run_unchanged(functions: dict, case: Case) -> dict:

@@ -9,6 +9,7 @@ after, so nothing here orders a graph, and nothing in a case is an order to repl
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -238,7 +239,14 @@ def _run_unary(functions: dict, case: Case) -> dict:
     another out.grad, used twice, and applied to its own result."""
     make, a, op = functions["MyValue"], case["a"], _unary(case)
     value, local = _probe(make, op, a, 1.0)
-    seen = {"value": value, "local": local}
+    x = make(a)
+    parents = getattr(op(x), "parents", None)
+    # a node computed from other computed nodes (a * a * a), not from a (and constants)
+    through = isinstance(parents, tuple | list) and any(
+        isinstance(getattr(p, "parents", None), tuple | list) and len(p.parents) > 0
+        for p in parents
+    )
+    seen = {"value": value, "local": local, "through": through}
     if "upstream" in case:
         seen["scaled"] = _probe(make, op, a, case["upstream"])[1]
     if case.get("twice"):
@@ -281,25 +289,37 @@ def _number(value: Any) -> Any:
     return plain if as_float(plain) is not None else to_plain(getattr(value, "data", value))
 
 
-_TRAINED: dict[tuple, dict] = {}  # the last training observed: the checks share it
+_TRAINED: dict[tuple, Any] = {}  # the last training observed (or what it raised): shared
 
 
 def _run_train(functions: dict, case: Case) -> dict:
-    """The parameters ``train(xs, ys)`` returned, as numbers. Each call of ``backward``
-    inside it is reported to the grader (``case["ask"]``), which counts it: the grader's
-    own backward is the one in the notebook's namespace while this is checked, and it
-    is watched there, through train's globals. What it reports (the loss, and how the
-    leaves' data and grads stood) serves the hints only. Trained once for all checks."""
-    # one training per observation: the grader on the other end of ask is new each time
+    """The parameters ``train(xs, ys)`` returned, as numbers, and whether they are the
+    inputs of the last loss backward was called on (``from_loss``). Each call of
+    ``backward`` inside it is reported to the grader (``case["ask"]``), which counts it:
+    the grader's own backward is the one in the notebook's namespace while this is
+    checked, and it is watched there, through train's globals. What it reports (the loss,
+    how the leaves' data and grads stood, how the leaves moved since the call before)
+    serves the judge. Trained once for all checks: a training that raised raises the same
+    for the checks after (the grader on the other end of ask is new each time)."""
     asker = getattr(case["ask"], "func", case["ask"])
     key = (asker, functions["train"], functions["MyValue"], *map(tuple, (case["xs"], case["ys"])))
     if key not in _TRAINED:
         _TRAINED.clear()
-        _TRAINED[key] = _train(functions, case)
-    return dict(_TRAINED[key])
+        try:
+            _TRAINED[key] = _train(functions, case)
+        except Exception as error:
+            _TRAINED[key] = error
+            raise
+    trained = _TRAINED[key]
+    if isinstance(trained, Exception):
+        raise trained
+    return dict(trained)
 
 
 def _leaves(root: Any) -> list[Any]:
+    """The nodes without parents ``root`` depends on, in the order of a walk from it (the
+    same order for the same code building the same expression: positions match across
+    the steps of a training, whether it updates its parameters in place or anew)."""
     found, seen, todo = [], {id(root)}, [root]
     while todo:
         node = todo.pop()
@@ -313,19 +333,39 @@ def _leaves(root: Any) -> list[Any]:
     return found
 
 
+def _float_of(node: Any, attribute: str) -> float:
+    return as_float(to_plain(getattr(node, attribute, 0.0))) or 0.0
+
+
 def _train(functions: dict, case: Case) -> dict:
     train = functions["train"]
     scope = getattr(train, "__globals__", None)
     given = scope.get("backward") if isinstance(scope, dict) else None
+    last: dict[str, Any] = {"leaves": [], "data": [], "grads": []}
 
     def backward(root: Any) -> Any:
-        # reported to the grader: [loss, Σ|leaf grad| before the pass, Σ leaf data, Σ data²]
+        # reported to the grader: [loss, Σ|leaf grad| before the pass, Σ leaf data, Σ data²,
+        # Σ Δdata · grad (how each leaf moved since the last call, against the grad that call
+        # left: negative for a step of gradient descent), Σ |Δdata|, how many leaves]
         leaves = _leaves(root)
-        before = sum(abs(as_float(to_plain(getattr(n, "grad", 0.0))) or 0.0) for n in leaves)
+        data = [_float_of(leaf, "data") for leaf in leaves]
+        before = sum(abs(_float_of(leaf, "grad")) for leaf in leaves)
+        moved = descent = 0.0
+        if len(data) == len(last["data"]):
+            # the parameters: the leaves that are the same nodes as last call's, where
+            # there are any (updated in place; the data's constants are new each step, and
+            # may change, as in stochastic descent); else every leaf, by position
+            kept = [a is b for a, b in zip(leaves, last["leaves"], strict=True)]
+            kept = kept if any(kept) else [True] * len(kept)
+            pairs = zip(kept, data, last["data"], last["grads"], strict=True)
+            for now, then, grad in [(n, t, g) for k, n, t, g in pairs if k]:
+                moved, descent = moved + abs(now - then), descent + (now - then) * grad
         result = given(root)
-        data = [as_float(to_plain(getattr(leaf, "data", None))) or 0.0 for leaf in leaves]
+        grads = [_float_of(leaf, "grad") for leaf in leaves]
+        last.update(leaves=leaves, data=data, grads=grads, step=_step_size(last, data))
         loss = as_float(to_plain(getattr(root, "data", None)))
-        case["ask"]([loss, before, sum(data), sum(d * d for d in data)])
+        sums = [sum(data), sum(d * d for d in data)]
+        case["ask"]([loss, before, *sums, descent, moved, len(leaves)])
         return result
 
     if callable(given):
@@ -338,7 +378,41 @@ def _train(functions: dict, case: Case) -> dict:
     if not isinstance(params, list | tuple) or len(params) != 4:
         return {"params": to_plain(params)}
     *groups, c = params
-    return {"params": [_group(group) for group in groups] + [_number(c)]}
+    flat = [p for group in groups if isinstance(group, list | tuple) for p in group] + [c]
+    return {
+        "params": [_group(group) for group in groups] + [_number(c)],
+        "from_loss": all(_in_last_loss(p, last) for p in flat),
+    }
+
+
+def _step_size(last: dict[str, Any], data: list[float]) -> float | None:
+    """The learning rate of the step from the last call's leaves to ``data`` (the median
+    of -Δdata / grad over the leaves that moved: the parameters, not the constants), if
+    the leaves match by position."""
+    if len(data) != len(last["data"]):
+        return None
+    rates = sorted(
+        (then - now) / grad
+        for now, then, grad in zip(data, last["data"], last["grads"], strict=True)
+        if abs(grad) > 1e-12 and now != then
+    )
+    return rates[len(rates) // 2] if rates else None
+
+
+def _in_last_loss(param: Any, last: dict[str, Any]) -> bool:
+    """``param`` is an input of the last loss backward was called on: that node itself
+    (updated in place or not), a number equal to one's data now, or one step of gradient
+    descent from one (the parameters made anew), at the training's own step size."""
+    if any(param is leaf for leaf in last["leaves"]):
+        return True
+    value = as_float(_number(param))
+    if value is None:
+        return False
+    now = [_float_of(leaf, "data") for leaf in last["leaves"]]
+    step = last.get("step")
+    pairs = zip(last["data"], last["grads"], strict=True)
+    stepped = [d - step * g for d, g in pairs] if step else []
+    return any(math.isclose(value, x, rel_tol=1e-9, abs_tol=1e-12) for x in (*now, *stepped))
 
 
 def _group(group: Any) -> Any:

@@ -43,7 +43,8 @@ def _numbers(values: Any, n: int, what: str) -> list[float]:
 
 def _kinds(values: Any) -> str:
     if isinstance(values, tuple | list):
-        return f"{len(values)} items: " + ", ".join(type(v).__name__ for v in values[:4])
+        more = ", ..." if len(values) > 4 else ""
+        return f"{len(values)} items: " + ", ".join(type(v).__name__ for v in values[:4]) + more
     return f"a {type(values).__name__}"
 
 
@@ -55,7 +56,8 @@ def remote(case: Case, n: int) -> Callable[[Any], float]:
         takes = f"f takes one argument, a list of {n} number{'s' * (n != 1)}: call f(point)"
         if len(args) != 1 or as_float(to_plain(args[0])) is not None:  # f(*point), or f(x)
             raise TypeError(f"{takes}, not f(*point); it was given {_kinds(args)}")
-        return case["ask"](_numbers(args[0], n, takes))
+        numbers = f"f takes a list of {n} plain number{'s' * (n != 1)} (floats, not nodes)"
+        return case["ask"](_numbers(args[0], n, numbers))
 
     return f
 
