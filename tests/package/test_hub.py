@@ -68,7 +68,7 @@ def next_release(folder: Path) -> Path:
     """The wheel of a next release, built from a clone: exercise 1's statement changed, a new
     lecture, a higher version."""
     source = clone(folder / "clone")
-    init = source / "micrograd_edu" / "__init__.py"
+    init = source / "micrograd_edu" / "version.py"
     text = init.read_text()
     version = re.search(r'__version__ = "([^"]+)"', text).group(1) + ".post1"
     init.write_text(re.sub(r'__version__ = "[^"]+"', f'__version__ = "{version}"', text))
