@@ -79,6 +79,7 @@ _FUNCTION_VALUES: dict[str, Callable[[list, dict], Any]] = {
     "mul_self": lambda a, p: a[0] * a[0],
     "square_square": lambda a, p: (a[0] * a[0]) ** 2,
     "scale": lambda a, p: p["k"] * a[0],
+    "gate": lambda a, p: a[0] * a[1],
 }
 
 
@@ -111,12 +112,14 @@ def _case(rng: random.Random, expr: str, text: str, shapes: list, **params: Any)
 
 
 def _wants(case: Case) -> list[np.ndarray]:
-    """Each input's gradient of sum(up * f(inputs)), by central differences."""
+    """Each input's gradient of sum(up * f(inputs)), by central differences (0 for the
+    inputs ``case["no_gradient"]`` lists: their Function gives them none)."""
     arrays = [np.array(x, dtype=float) for x in case["inputs"]]
     up, expr, params = np.array(case["up"], dtype=float), case["expr"], case["params"]
-    return numerical_gradients(
+    grads = numerical_gradients(
         lambda *xs: float(np.sum(up * _evaluate(expr, list(xs), params))), *arrays
     )
+    return [0 * g if i in case.get("no_gradient", ()) else g for i, g in enumerate(grads)]
 
 
 def _judge_expression(case: Case, seen: dict) -> str | None:

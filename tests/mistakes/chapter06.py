@@ -631,6 +631,29 @@ def apply_with(tensors_to_forward=False, wrap_numbers=False, none=False, replace
     return Broken
 
 
+class NoneDropped(MyFunction):
+    # the review's apply: the Nones are dropped, and what is left is paired with the tensors
+    @classmethod
+    def apply(cls, *args):
+        ctx = Context()
+        arrays = [a.data if isinstance(a, MyTensor) else a for a in args]
+        ts = [a for a in args if isinstance(a, MyTensor)]
+        out = MyTensor(cls.forward(ctx, *arrays), ts, cls.__name__)
+
+        def _backward():
+            grads = cls.backward(ctx, out.grad)
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+            grads = [g for g in grads if g is not None]
+            for a, g in zip(ts, grads):  # noqa: B905 - the student's zip
+                if np.shape(g) != a.shape:
+                    raise ValueError(f"{cls.__name__} {np.shape(g)} {a.shape}")
+                a.grad += g
+
+        out._backward = _backward
+        return out
+
+
 FUNCTION = "06.function"
 
 
@@ -646,6 +669,7 @@ EXAMPLES += [
     applying("bare rows", bare=True, checked=False, also=("no refusal",)),
     applying("bare iterated", bare=True),
     applying("no refusal", checked=False),
+    Example(FUNCTION, "None dropped", {"MyFunction": NoneDropped}),
 ]
 
 
