@@ -207,21 +207,32 @@ MINIBATCHES = register(
 _BETA_TOLERANCE = 0.02
 
 
-def _linear_cases(column: bool, scaled: bool):
-    """X comes from a seed, y as data; the β that made y stays with the judge (HELD)."""
+# Features a few hundredths long in one check's data sets, tens long in another's. A
+# learning rate that does not diverge on the second moves a million times too slowly on
+# the first: no single one suits both, as the lecture says.
+_UNIT, _SMALL, _LARGE = (1.0, 1.0), (0.01, 0.04), (10.0, 40.0)
+_LARGE_CHECK = "recovers β when the features are tens long"
+
+
+def _linear_cases(column: bool, scales: tuple[float, float] = _UNIT):
+    """X comes from a seed, y as data; the β that made y stays with the judge (HELD). The
+    noise is in proportion to the smallest feature, so β is as well determined at any scale."""
 
     def cases(rng: random.Random) -> list[Case]:
         out = []
+        low, high = scales
         for _ in range(2):
             m = rng.randint(2, 8)
             case = {
                 "seed": rng.randrange(2**31),
                 "n": 1000,
-                "scales": [rng.uniform(0.5, 3) if scaled else 1.0 for _ in range(m)],
+                "scales": [rng.uniform(low, high) for _ in range(m)],
                 "column": column,
             }
             beta = np.array([rng.gauss(-1, 1) for _ in range(m)])
-            noise = np.random.default_rng(rng.randrange(2**31)).normal(0, 0.05, case["n"])
+            noise = np.random.default_rng(rng.randrange(2**31)).normal(
+                0, 0.05 * min(case["scales"]), case["n"]
+            )
             case["y"] = (_features(case) @ beta + noise).tolist()
             out.append({**case, HELD: {"beta": beta.tolist()}})
         return out
@@ -277,6 +288,18 @@ def _diverged(case: Case, seen: dict) -> bool:
     return not np.all(np.isfinite(got)) or float(np.max(np.abs(got))) > 1e6
 
 
+def _stopped_short(case: Case, seen: dict) -> bool:
+    """β̂ on its way from 0 to β and far from it: every coefficient of β's sign or 0, and
+    smaller (a descent whose steps are too short for these features)."""
+    beta = np.array(case[HELD]["beta"])
+    got = as_floats(seen.get("beta"), len(beta))
+    if got is None:
+        return False
+    got = np.array(got)
+    short = (got * np.sign(beta) >= -_BETA_TOLERANCE) & (np.abs(got) <= np.abs(beta))
+    return bool(np.all(short)) and float(np.max(np.abs(got - beta))) > _BETA_TOLERANCE
+
+
 _LINEAR_MISTAKES = (
     Mistake(
         _column_beta,
@@ -291,7 +314,20 @@ _LINEAR_MISTAKES = (
         "larger ones. The safe step depends on the data's curvature",
         name="diverged",
     ),
+    Mistake(
+        _stopped_short,
+        "your descent stopped short of β, each coefficient still on its way from 0: on "
+        "features this small the gradient is tiny, and a step that suits larger features "
+        "barely moves here. The safe step depends on the data's curvature",
+        name="stopped short",
+    ),
 )
+
+
+def _linear_mistakes(*names: str) -> tuple[Mistake, ...]:
+    """The mistakes a check's data can show: a step too long diverges only where features are
+    large, one too short stops short only where they are small."""
+    return tuple(m for m in _LINEAR_MISTAKES if m.name in names)
 
 
 FIT_LINEAR = register(
@@ -310,7 +346,7 @@ FIT_LINEAR = register(
             Check(
                 "recovers β when y is flat (n,)",
                 "",
-                _linear_cases(column=False, scaled=False),
+                _linear_cases(column=False),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
@@ -319,28 +355,37 @@ FIT_LINEAR = register(
             Check(
                 "recovers β when y is a column (n, 1)",
                 "",
-                _linear_cases(column=True, scaled=False),
+                _linear_cases(column=True),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
                 note=_recovered,
             ),
             Check(
-                "recovers β when the features have different scales",
+                "recovers β when the features are a few hundredths long",
                 "",
-                _linear_cases(column=False, scaled=True),
+                _linear_cases(column=False, scales=_SMALL),
                 _run_linear,
                 _judge_linear,
-                mistakes=_LINEAR_MISTAKES,
+                mistakes=_linear_mistakes("β as a column", "stopped short"),
+                note=_recovered,
+            ),
+            Check(
+                _LARGE_CHECK,
+                "",
+                _linear_cases(column=False, scales=_LARGE),
+                _run_linear,
+                _judge_linear,
+                mistakes=_linear_mistakes("β as a column", "diverged"),
                 note=_recovered,
             ),
             Check(
                 "X and y left as they were given",
                 "",
-                _linear_cases(column=False, scaled=True),
+                _linear_cases(column=False, scales=_LARGE),
                 _run_linear,
                 _judge_unchanged,
-                same_cases_as="recovers β when the features have different scales",
+                same_cases_as=_LARGE_CHECK,
                 mistakes=(
                     Mistake(
                         lambda case, seen: bool(seen.get("changed")),
@@ -557,7 +602,10 @@ TRAIN_MODEL = register(
         "train_model(x, y, seed) trains a network on x (n, 1), y (n, 1) with a training loop "
         "you write, and returns the trained network: an nn.Sequential of nn.Linear layers and "
         "activations. The grader runs that network itself on held-out points your code never "
-        "sees, and grades its mean squared error there (the noise alone gives 0.01), inside "
+        "sees, fed the raw x as train_model was given it (if you standardised the inputs, "
+        "return (network, centre, scale): the grader then feeds it (x - centre) / scale; its "
+        "output is taken as y itself), and grades its mean squared error there (the noise "
+        "alone gives 0.01), inside "
         "the range of the training x: at most 0.05 for a function with a jump (away from the "
         "jump), 0.03 for one without, within the grader's time limit. The same seed gives the "
         "same network.",
@@ -602,6 +650,7 @@ TRAIN_MODEL = register(
             ),
         ),
         requires=reference_steps(minibatch_indices="minibatch_indices"),
-        withheld=("micrograd_edu.course.data.Batches",),
+        # the course's own training loop (experiments.train) is not a loop the student wrote
+        withheld=("micrograd_edu.course.data.Batches", "micrograd_edu.course.experiments"),
     )
 )

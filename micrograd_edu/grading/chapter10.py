@@ -389,6 +389,6 @@ CLASSIFIER = register(
                 ),
             ),
         ),
-        withheld=("sklearn", "torch"),
+        withheld=("sklearn", "torch", "micrograd_edu.course.experiments"),
     )
 )

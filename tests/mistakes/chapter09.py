@@ -85,6 +85,31 @@ def _fixed_lr(X, y):
     return beta
 
 
+def _one_rate(lr, steps=500):
+    """The review's descent with one learning rate for every data set and no scaling."""
+
+    def fit_linear(X, y):
+        y = np.asarray(y, float).reshape(-1)
+        b = np.zeros(X.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _ in range(steps):
+                b -= lr * 2 / len(X) * X.T @ (X @ b - y)
+        return b
+
+    return fit_linear
+
+
+def _standardised(X, y, steps=300):
+    # features scaled to one size first: then a single learning rate suits every data set
+    y = np.asarray(y, float).reshape(-1)
+    s = X.std(axis=0)
+    Xs = X / s
+    b = np.zeros(X.shape[1])
+    for _ in range(steps):
+        b = b - 0.2 * 2 / len(X) * Xs.T @ (Xs @ b - y)
+    return b / s
+
+
 def _scaled_in_place(X, y):
     scale = np.abs(X).max(axis=0)
     X /= scale  # into the caller's X
@@ -130,8 +155,12 @@ EXAMPLES = [
     ),
     one(BATCHES, "not from rng", _global_generator),
     one(LINEAR, "β as a column", _broadcasts, seeds=2),
-    one(LINEAR, "diverged", _fixed_lr, seeds=3),
+    one(LINEAR, "diverged", _fixed_lr, seeds=3, also=("stopped short",)),
     one(LINEAR, "in place", _scaled_in_place, seeds=3),
+    # one learning rate, no scaling: it diverges on features tens long (lr 0.1, the review's),
+    # and, small enough not to, barely moves on features a few hundredths long
+    one(LINEAR, "diverged", _one_rate(0.1), seeds=3, label="lr 0.1", also=("stopped short",)),
+    one(LINEAR, "stopped short", _one_rate(1e-3, steps=20000), seeds=3, label="lr 1e-3"),
     one(
         TRAIN,
         "never cleared",
@@ -143,3 +172,5 @@ EXAMPLES = [
     one(TRAIN, "blew up", lambda x, y, s: train_model(x, y, s, epochs=3, lr=1e4), seeds=1),
     one(TRAIN, "unseeded", _unseeded, seeds=1),
 ]
+
+RIGHT = [one(LINEAR, None, _standardised, label="standardised, one rate")]
