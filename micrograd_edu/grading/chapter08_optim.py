@@ -158,7 +158,10 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
                 velocity = state.get("velocity")
                 if mistake == "shared, restarted" and velocity is not None:
                     velocity = None if velocity.shape != g.shape else velocity
-                state["velocity"] = g if velocity is None else hyper["momentum"] * velocity + g
+                sign = -1.0 if mistake == "gradient subtracted" else 1.0
+                state["velocity"] = (
+                    g if velocity is None else hyper["momentum"] * velocity + sign * g
+                )
                 p -= hyper["lr"] * state["velocity"]
                 continue
             (b1, b2), eps = hyper["betas"], hyper["eps"]
@@ -175,7 +178,14 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
     return trajectory
 
 
-_BY_HAND = {"shared", "shared, restarted", "eps inside", "g not squared", "corrected kept"}
+_BY_HAND = {
+    "shared",
+    "shared, restarted",
+    "gradient subtracted",
+    "eps inside",
+    "g not squared",
+    "corrected kept",
+}
 
 
 def _simulate(case: Case, mistake: str = "") -> Trajectory:
@@ -274,6 +284,8 @@ def _how_far(moved: np.ndarray, right: np.ndarray) -> str:
     """How a wrong step compares with the right one, without the right one."""
     ratio = float(np.dot(moved, right) / np.dot(right, right))
     if np.allclose(moved, ratio * right, rtol=1e-6, atol=1e-14):
+        if ratio < 0:  # against the right step: not "the right way", whatever its length
+            return f": it points the opposite way, {-ratio:.3g} times as long"
         shown = f"{ratio:.3g}" if abs(ratio - 1) > 1e-3 else f"{ratio:.7f}"
         return f": it points the right way but is {shown} times as long"
     error = np.linalg.norm(moved - right) / np.linalg.norm(right)
@@ -424,6 +436,13 @@ _MOMENTUM_MISTAKES = (
         "the steps never grow: look at the lecture's form of the update (PyTorch's, without "
         "dampening)",
         name="dampened from g",
+    ),
+    Mistake(
+        _follows("gradient subtracted"),
+        "your first step is right, and after it each new gradient pulls your velocity back "
+        "instead of adding to it: the velocity gathers the gradients, and the step goes "
+        "against the velocity",
+        name="gradient subtracted",
     ),
     Mistake(
         _follows("stale"),

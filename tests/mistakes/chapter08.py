@@ -334,7 +334,26 @@ class PaperAdamEpsInside(PaperAdam):
 
 SGD, ADAM = "08.sgd_momentum", "08.adam"
 
+
+class GradientSubtracted(optim.Optimizer):
+    # the review's: the velocity starts at g, then takes each new gradient away
+    def __init__(self, params, lr=0.01, momentum=0.9):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+
+    @no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                g = p.grad.data
+                st["b"] = g.copy() if "b" not in st else group["momentum"] * st["b"] - g
+                p.data -= group["lr"] * st["b"]
+
+
 EXAMPLES += [
+    Example(SGD, "gradient subtracted", {"MySGD": GradientSubtracted}),
     *(
         Example(SGD, name, {"MySGD": sgd_variant(change)}, label=change)
         for change, name in [
