@@ -599,6 +599,18 @@ def _same_order_again(case: Case, seen: dict) -> bool:
     return same((seen.get("grads") or [None])[0], wrong)
 
 
+def _all_reversed(case: Case, seen: dict) -> bool:
+    """transpose's backward by .T, which reverses every axis: right on a matrix and for
+    transpose(0, 2) of three axes, and on transpose(-1, -2) a gradient of another shape,
+    which numpy refuses to add."""
+    if case["expr"] != "transpose" or np.ndim(case["inputs"][0]) != 3:
+        return False
+    wrong = np.array(case["up"]).T
+    if wrong.shape != np.shape(case["inputs"][0]):
+        return "broadcast" in str(seen.get("error", ""))
+    return same((seen.get("grads") or [None])[0], wrong)
+
+
 _PERMUTE_MISTAKES = (
     _REPLACED,
     _negative(
@@ -624,10 +636,17 @@ _PERMUTE_MISTAKES = (
             and np.ndim(case["inputs"][0]) == 3
             and "error" in seen
             and "attribute 'transpose'" not in str(seen["error"])
+            and "broadcast" not in str(seen["error"])  # a gradient of the wrong shape, added
         ),
         "on a tensor of three axes a permute needs an order of all three: transpose(0, 2) "
         "keeps axis 1 where it is",
         name="two-axis permute",
+    ),
+    Mistake(
+        _all_reversed,
+        "the gradient went back through .T, which reverses every axis: on a tensor of three "
+        "axes that is not the swap transpose(dim0, dim1) made. Undo that swap alone",
+        name="every axis reversed",
     ),
 )
 

@@ -534,6 +534,14 @@ EXAMPLES += [
             replace=True,
         ),
     ),
+    # the review's: the gradient sent back through .T, every axis reversed
+    tensor(
+        "every axis reversed",
+        PERMUTE,
+        transpose=rule(
+            lambda s, dim0, dim1: np.swapaxes(s.data, dim0, dim1), lambda s, g, dim0, dim1: g.T
+        ),
+    ),
     tensor("one side", MY_MATMUL, __matmul__=replacing_matmul),
     tensor("not a tensor", MY_MATMUL, __matmul__=unwrapped_matmul),
 ]
