@@ -61,9 +61,34 @@ def _judge_sizes(case: Case, seen: dict) -> str | None:
     if problem:
         return problem
     n, size, want = case["n"], case["batch_size"], _right_sizes(case)
-    if [len(b) for b in epochs[0]] != want:
-        return f"for n={n} and batch_size={size} the batch sizes should be {want[:3]}... {want[-1]}"
+    got = [len(b) for b in epochs[0]]
+    if got != want:
+        last = f"and a last one of {want[-1]}" if want[-1] != size else "and no smaller last one"
+        return (
+            f"for n={n} and batch_size={size} there should be {len(want)} batches, each of "
+            f"{size} rows but the last, {last}; yours were {len(got)} batches of sizes "
+            f"{_listed(got)}"
+        )
     return None
+
+
+def _listed(sizes: list[int]) -> str:
+    """A list of sizes, its middle left out when it is long."""
+    return str(sizes) if len(sizes) <= 6 else f"{sizes[:3]}".rstrip("]") + f", ..., {sizes[-1]}]"
+
+
+def _runs_only(seen: dict) -> bool:
+    """Every batch of the first epoch is rows stored next to each other, in their order, and
+    more than one batch: only the order of the batches was shuffled, never the rows."""
+    epoch = seen.get("epoch0")
+    if not isinstance(epoch, list) or len(epoch) < 2:
+        return False
+    return all(
+        isinstance(b, list)
+        and len(b) > 0
+        and all(isinstance(i, (int, float)) and i - b[0] == k for k, i in enumerate(b))
+        for b in epoch
+    )
 
 
 def _judge_shuffled(case: Case, seen: dict) -> str | None:
@@ -73,6 +98,8 @@ def _judge_shuffled(case: Case, seen: dict) -> str | None:
     first, second = ([i for b in epoch for i in b] for epoch in epochs)
     if first == sorted(first):
         return "the rows come in their stored order: shuffle them"
+    if _runs_only(seen):
+        return "each batch holds rows stored next to each other: only the batches' order changed"
     if first == second:
         return "two epochs in a row used the same order"
     return None
@@ -108,6 +135,10 @@ def _order(seen: dict, k: int = 0) -> list:
     return [i for b in epoch for i in b] if isinstance(epoch, list) else []
 
 
+def _runs_only_seen(case: Case, seen: dict) -> bool:
+    return _runs_only(seen)
+
+
 _BATCH_MISTAKES = (
     Mistake(
         lambda case, seen: len(_order(seen)) == case["n"] and len(set(_order(seen))) < case["n"],
@@ -135,7 +166,13 @@ _BATCH_MISTAKES = (
         name="stored order",
     ),
     Mistake(
-        lambda case, seen: _order(seen) == _order(seen, 1) != [],
+        _runs_only_seen,
+        "the same rows always share a batch: you shuffled the order of the batches, not the "
+        "rows. Each epoch's batches must mix rows from anywhere in the data",
+        name="batches shuffled",
+    ),
+    Mistake(
+        lambda case, seen: _order(seen) == _order(seen, 1) != [] and not _runs_only(seen),
         "two epochs in a row used the same order: each call must draw a new one from the "
         "generator it is given",
         name="same order",

@@ -62,6 +62,12 @@ def _with_replacement(n, batch_size, rng):
     return [rows[k : k + batch_size] for k in range(0, n, batch_size)]
 
 
+def _batch_order_only(n, bs, rng):
+    # the review's: batches of neighbouring rows, only their order drawn from rng
+    b = [np.arange(i, min(i + bs, n)) for i in range(0, n, bs)]
+    return [b[k] for k in rng.permutation(len(b))]
+
+
 def _global_generator(n, batch_size, rng):
     order = np.random.permutation(n)  # numpy's global generator, not rng
     return [order[k : k + batch_size] for k in range(0, n, batch_size)]
@@ -154,6 +160,7 @@ EXAMPLES = [
         lambda n, b, rng: minibatch_indices(n, b, np.random.default_rng(0)),
     ),
     one(BATCHES, "not from rng", _global_generator),
+    one(BATCHES, "batches shuffled", _batch_order_only),
     one(LINEAR, "β as a column", _broadcasts, seeds=2),
     one(LINEAR, "diverged", _fixed_lr, seeds=3, also=("stopped short",)),
     one(LINEAR, "in place", _scaled_in_place, seeds=3),
