@@ -81,8 +81,21 @@ def _is(*wrong: Callable[[Logits], np.ndarray]) -> Callable[[Case, dict], bool]:
     return lambda case, seen: any(model(case, seen) for model in models)
 
 
+def _engine_asked(case: Case, seen: dict) -> bool:
+    """The engine's backward called while the check runs the function under no_grad: the
+    tensor it made records nothing, and backward refuses."""
+    return any(f in str(seen.get("error", "")) for f in ("does not require grad", "no grad_fn"))
+
+
 _MISTAKES = (
     *COMMON,
+    Mistake(
+        _engine_asked,
+        "autograd records nothing while this exercise is graded (your function runs under "
+        "no_grad), so the engine's backward has no graph to go through: the exercise is the "
+        "derivation. Compute ∂L/∂logits from what you derived, with array operations",
+        name="engine asked",
+    ),
     Mistake(
         _is(lambda k: k.right * k.n),
         "it is N times the gradient, for a batch of N rows: L is a weighted mean of the "

@@ -139,7 +139,17 @@ def _unseeded(X, labels, seed):
     return train_classifier(X, labels, int(np.random.default_rng().integers(1000)))
 
 
+def _by_the_engine(logits, labels, weight):
+    # the review's: the engine's backward, which records nothing while this is graded
+    from micrograd_edu import cross_entropy
+
+    z = Tensor(np.asarray(logits, float), requires_grad=True)
+    cross_entropy(z, labels, weight=weight).backward()
+    return z.grad.data if hasattr(z.grad, "data") else z.grad
+
+
 EXAMPLES = [
+    one(BACKWARD, "engine asked", _by_the_engine, seeds=2),
     one(BACKWARD, "summed", _b(lambda p, y, rw, w, n: n * rw * (p - y) / rw.sum())),
     one(BACKWARD, "unweighted", _b(lambda p, y, rw, w, n: (p - y) / n)),
     one(BACKWARD, "over the rows", _b(lambda p, y, rw, w, n: rw * (p - y) / n)),
