@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 
+from .arrays import is_array
 from .networks import forward, network_problem, only_linear, same_network, untrained
 from .plain import as_floats, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
@@ -282,7 +283,7 @@ def _judge_linear(case: Case, seen: dict) -> str | None:
     m = len(beta)
     got = as_floats(seen.get("beta"), m)
     if got is None:
-        shape = np.shape(seen.get("beta")) if _numeric(seen.get("beta")) else None
+        shape = np.shape(seen.get("beta")) if is_array(seen.get("beta")) else None
         found = f"an array of shape {shape}" if shape else describe(seen.get("beta"))
         return f"returned {found}; expected {m} coefficients, shape ({m},)"
     error = float(np.max(np.abs(np.array(got) - beta)))
@@ -303,13 +304,6 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     if changed:
         return f"the {' and '.join(map(str, changed))} passed in were different after the call"
     return None
-
-
-def _numeric(value: object) -> bool:
-    try:
-        return np.asarray(value, dtype=float).ndim > 0
-    except (TypeError, ValueError):
-        return False
 
 
 def _column_beta(case: Case, seen: dict) -> bool:
