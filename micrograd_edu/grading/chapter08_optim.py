@@ -79,6 +79,8 @@ def _adam_as_engine(hyper: dict, t: int, u: int, mistake: str) -> dict:
         return {**hyper, "lr": lr / s2, "eps": eps / s2}
     if mistake == "paper":  # Kingma & Ba's order: ε added to √v, not to √v̂
         return {**hyper, "eps": eps / s2}
+    if mistake == "betas swapped":  # m with β₂'s rate and v with β₁'s
+        return {**hyper, "betas": (b2, b1)}
     if u != t:  # corrected with another step count
         ratio = np.sqrt(1 - b2**u) / s2
         return {**hyper, "lr": lr * c1 / (1 - b1**u) * ratio, "eps": eps * ratio}
@@ -121,6 +123,8 @@ def _engine(case: Case, mistake: str = "") -> Trajectory:
                 hyper = {key: v for key, v in case["defaults"].items()}
             elif mistake == "lr fixed":  # the lr given to __init__, kept in an attribute
                 hyper["lr"] = case["defaults"]["lr"]
+            elif mistake == "lr cached":  # each group's lr as __init__ found it, kept
+                hyper["lr"] = _hyper(case, 0, k)["lr"]
             g = row[i]
             params[i].grad = None if g is None else np.array(g, dtype=float)
             if g is not None:
@@ -147,7 +151,15 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
     g², or the corrected moments kept."""
     values = [np.array(v, dtype=float) for v in case["init"]]
     shared: dict = {}
-    states: list[dict] = [shared if mistake.startswith("shared") else {} for _ in values]
+    by_shape: dict = {}  # "per shape": one velocity for all the parameters of a shape
+    states: list[dict] = [
+        shared
+        if mistake.startswith("shared")
+        else by_shape.setdefault(np.shape(v), {})
+        if mistake == "per shape"
+        else {}
+        for v in values
+    ]
     trajectory = []
     for step, grads in enumerate(case["grads"]):
         for k, i in _order(case):
@@ -169,9 +181,11 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
                 state.update(t=0, m=np.zeros_like(p), v=np.zeros_like(p))
             state["t"] += 1
             m = b1 * state["m"] + (1 - b1) * g
-            v = b2 * state["v"] + (1 - b2) * (g if mistake == "g not squared" else g * g)
+            size = {"g not squared": g, "size, no root": np.abs(g)}.get(mistake, g * g)
+            v = b2 * state["v"] + (1 - b2) * size
             m_hat, v_hat = m / (1 - b1 ** state["t"]), v / (1 - b2 ** state["t"])
             root = np.sqrt(v_hat + eps) if mistake == "eps inside" else np.sqrt(np.abs(v_hat)) + eps
+            root = v_hat + eps if mistake == "size, no root" else root
             p -= hyper["lr"] * m_hat / root
             state["m"], state["v"] = (m_hat, v_hat) if mistake == "corrected kept" else (m, v)
         trajectory.append([v.copy() for v in values])
@@ -179,6 +193,8 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
 
 
 _BY_HAND = {
+    "per shape",
+    "size, no root",
     "shared",
     "shared, restarted",
     "gradient subtracted",
@@ -384,12 +400,15 @@ _GROUPS = (
         "group in self.param_groups carries its own hyperparameters",
         name="groups ignored",
     ),
-    Mistake(
-        _follows("lr fixed"),
-        "your steps keep the learning rate given to __init__, though a group's own lr, "
-        "or a new one a scheduler set in param_groups[k]['lr'], differs: read the "
-        "hyperparameters where step() finds them, at every step",
-        name="lr fixed",
+    *(
+        Mistake(
+            _follows(kept),
+            "your steps keep the learning rate __init__ saw, though a new one a scheduler "
+            "set in param_groups[k]['lr'] (or a group's own lr) differs: read the "
+            "hyperparameters where step() finds them, at every step",
+            name="lr fixed",
+        )
+        for kept in ("lr fixed", "lr cached")
     ),
 )
 _SHARED = (
@@ -418,6 +437,7 @@ _MOMENTUM_MISTAKES = (
     Mistake(_follows("shared"), _SHARED, name="one velocity"),
     Mistake(_follows("shared, restarted"), _SHARED, name="one velocity"),
     Mistake(_raises_like("shared", "broadcast"), _SHARED, name="one velocity"),
+    Mistake(_follows("per shape"), _SHARED, name="one velocity"),
     Mistake(
         _follows("no momentum"),
         "each of your steps depends on this step's gradient alone: momentum carries a "
@@ -546,6 +566,18 @@ _ADAM_MISTAKES = (
         _follows("eps inside"),
         "with gradients as small as eps, your step differs: look at where eps enters the update",
         name="eps inside",
+    ),
+    Mistake(
+        _follows("betas swapped"),
+        "your two running averages forget at each other's rates: betas gives m's rate "
+        "first and v's second",
+        name="betas swapped",
+    ),
+    Mistake(
+        _follows("size, no root"),
+        "your step divides by an average of |g|: v averages the squared gradient, and the "
+        "step divides by the square root of its corrected average",
+        name="size, no root",
     ),
     Mistake(
         _follows("g not squared"),
