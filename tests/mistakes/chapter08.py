@@ -101,6 +101,23 @@ CORRECT = {"named_parameters": named_parameters, "freeze": freeze, "MySGD": MySG
 # --- the walk ---------------------------------------------------------------------------
 
 
+def no_prefix(module):
+    # the review's: each parameter under its own name, the path down to it left off
+    out, seen = [], set()
+
+    def walk(m):
+        for name, p in m._parameters.items():
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            out.append((name, p))
+        for _, c in m.named_children():
+            walk(c)
+
+    walk(module)
+    return out
+
+
 def no_recursion(module):
     return list(module._parameters.items())
 
@@ -207,6 +224,7 @@ EXAMPLES = [
     one(WALK, "frozen left out", only_trainable),
     one(WALK, "order", children_first),
     one(WALK, "leading dot", leading_dot),
+    one(WALK, "no prefix", no_prefix),
     one(WALK, None, lambda module: [n for n, _ in named_parameters(module)], label="names only"),
     one(FREEZE, "module attribute", attribute_only),
     one(FREEZE, "name prefix", by_prefix),
