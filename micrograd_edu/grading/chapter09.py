@@ -331,6 +331,13 @@ def _stopped_short(case: Case, seen: dict) -> bool:
     return bool(np.all(short)) and float(np.max(np.abs(got - beta))) > _BETA_TOLERANCE
 
 
+def _column_y_broadcast(case: Case, seen: dict) -> bool:
+    """y given as a column (n, 1) and used as it came: X @ b - y is (n, n), and numpy then
+    refuses to take that from b (the error names an axis of n)."""
+    error = str(seen.get("error", "")).replace(" ", "")
+    return bool(case["column"]) and "broadcast" in error and f",{case['n']})" in error
+
+
 _LINEAR_MISTAKES = (
     Mistake(
         _column_beta,
@@ -338,6 +345,12 @@ _LINEAR_MISTAKES = (
         "subtracting a flat y (n,) from it broadcasts to (n, n). Keep β̂ flat, shape (m,), "
         "and y flat too",
         name="β as a column",
+    ),
+    Mistake(
+        _column_y_broadcast,
+        "y came as a column (n, 1): X @ b - y with a flat X @ b (n,) broadcasts to an (n, n) "
+        "array, and the update then has the wrong shape. Make y flat, shape (n,), first",
+        name="y as a column",
     ),
     Mistake(
         _diverged,

@@ -116,6 +116,19 @@ def _standardised(X, y, steps=300):
     return b / s
 
 
+def _column_y(X, y, steps=500):
+    # the review's: y used as it came, a column (n, 1) when given so
+    X = np.asarray(X, float)
+    n, m = X.shape
+    s = np.sqrt((X**2).mean(axis=0))
+    Xs = X / s
+    lr = 1.0 / np.linalg.eigvalsh(2 / n * Xs.T @ Xs).max()
+    b = np.zeros(m)
+    for _ in range(steps):
+        b -= lr * (2 / n) * Xs.T @ (Xs @ b - y)
+    return b / s
+
+
 def _scaled_in_place(X, y):
     scale = np.abs(X).max(axis=0)
     X /= scale  # into the caller's X
@@ -164,6 +177,7 @@ EXAMPLES = [
     one(LINEAR, "β as a column", _broadcasts, seeds=2),
     one(LINEAR, "diverged", _fixed_lr, seeds=3, also=("stopped short",)),
     one(LINEAR, "in place", _scaled_in_place, seeds=3),
+    one(LINEAR, "y as a column", _column_y, seeds=2),
     # one learning rate, no scaling: it diverges on features tens long (lr 0.1, the review's),
     # and, small enough not to, barely moves on features a few hundredths long
     one(LINEAR, "diverged", _one_rate(0.1), seeds=3, label="lr 0.1", also=("stopped short",)),
