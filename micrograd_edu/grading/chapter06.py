@@ -262,6 +262,33 @@ def _as_matrices(a: np.ndarray, b: np.ndarray, dc: np.ndarray) -> tuple:
     return dc @ b.T, a.T @ dc
 
 
+def _stack_averaged(case: Case, seen: dict) -> bool:
+    """Matrices in stacks where an input that lacks some of the product's leading axes got
+    the mean of its shares over them, not their sum (the right gradient divided by the
+    number of products it took part in)."""
+    a, b, dc = _abc(case)
+    if min(a.ndim, b.ndim) < 2:
+        return False
+    copies = [int(np.prod(dc.shape[: dc.ndim - x.ndim])) for x in (a, b)]
+    if max(copies) == 1:
+        return False
+    wrong = [r / k for r, k in zip(_matmul_want(case), copies, strict=True)]
+    return all(same(seen.get(p), w.tolist()) for p, w in zip(("dA", "dB"), wrong, strict=True))
+
+
+_STACK_AVERAGED = tuple(
+    Mistake(
+        _stack_averaged,
+        "an input shared by the products of the stack got the mean of its shares: it took "
+        "part in each of those products, and each sends back its full share (exercise 1's "
+        "idea)",
+        name="stack averaged",
+        factor=factor,
+    )
+    # (where the failing cases share one number of copies, a constant factor is what shows)
+    for factor in (None, lambda c: 0 < c < 1)
+)
+
 _MATMUL_MISTAKES = (
     Mistake(
         _pair_is(lambda a, b, dc: (dc @ b, a @ dc)),
@@ -346,7 +373,7 @@ MATMUL = register(
                 _run_matmul,
                 _judge_matmul,
                 weight=2,
-                mistakes=(_RESHAPE, *_MATMUL_MISTAKES, _STACK_T),
+                mistakes=(_RESHAPE, *_MATMUL_MISTAKES, _STACK_T, *_STACK_AVERAGED),
                 right=_matmul_right,
             ),
             Check(

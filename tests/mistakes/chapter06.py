@@ -56,6 +56,30 @@ def reshaped_matmul(a, b, dc):
     )
 
 
+def stack_averaged(A, B, dC):
+    # the review's: a stack's shares averaged over the leading axes an input lacks
+    A = np.asarray(A, float)
+    B = np.asarray(B, float)
+    dC = np.asarray(dC, float)
+    a1, b1 = A.ndim == 1, B.ndim == 1
+    A2 = A[None, :] if a1 else A
+    B2 = B[:, None] if b1 else B
+    dC2 = dC
+    if b1:
+        dC2 = np.expand_dims(dC2, -1)
+    if a1:
+        dC2 = np.expand_dims(dC2, -2)
+    dA = dC2 @ np.swapaxes(B2, -1, -2)
+    dB = np.swapaxes(A2, -1, -2) @ dC2
+    while dA.ndim > A2.ndim:
+        dA = dA.mean(0)
+    while dB.ndim > B2.ndim:
+        dB = dB.mean(0)
+    dA = unbroadcast(dA, A2.shape)
+    dB = unbroadcast(dB, B2.shape)
+    return (dA.reshape(A.shape) if a1 else dA), (dB.reshape(B.shape) if b1 else dB)
+
+
 def one(name, mistake, function, **options):
     return Example(name, mistake, {name.split(".")[1]: function}, **options)
 
@@ -97,6 +121,7 @@ EXAMPLES = [
     one(MATMUL, None, lambda a, b, dc: a, label="one array"),
     one(QUADRATIC, "x twice", lambda a, x: a @ x),
     one(QUADRATIC, "x twice", lambda a, x: a.T @ x, label="Aᵀx"),
+    one(MATMUL, "stack averaged", stack_averaged),
     one(QUADRATIC, "not symmetric", lambda a, x: 2 * a @ x),
     one(QUADRATIC, None, lambda a, x: (a + a.T) @ x / 2, label="halved"),
 ]
