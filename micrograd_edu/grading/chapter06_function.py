@@ -452,6 +452,14 @@ _FUNCTION_MISTAKES = (
         name="None dropped",
     ),
     Mistake(
+        # an assert without a message: the error is its type alone
+        lambda case, seen: str(seen.get("refused", "")).strip() == "AssertionError:",
+        "the wrong shape was refused by an assert, whose error says nothing: raise an error "
+        "whose message names the Function and both shapes, so that whoever meets it knows "
+        "which operation sent what",
+        name="bare assert",
+    ),
+    Mistake(
         lambda case, seen: case["expr"] == "rows" and not seen.get("refused"),
         "a gradient of the wrong shape was added without complaint: numpy broadcast it into "
         "x.grad. Compare each gradient's shape with its input's, and raise an error naming the "
@@ -518,7 +526,9 @@ FUNCTION = register(
                 "a gradient of the wrong shape is refused",
                 ["rows"],
                 1,
-                _function_mistakes("tensors to forward", "bare iterated", "no refusal"),
+                _function_mistakes(
+                    "tensors to forward", "bare iterated", "no refusal", "bare assert"
+                ),
             ),
             right=_function_right,
         ),
