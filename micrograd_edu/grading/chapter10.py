@@ -114,6 +114,23 @@ _MISTAKES = (
         "the number of rows",
         name="over the rows",
     ),
+    *(
+        Mistake(
+            _is(lambda k: k.right * k.total / k.w.sum()),
+            "the weighted losses are divided by the sum of the class weights, not by the "
+            "total weight of the rows' labels: L is a weighted mean over the batch's rows",
+            name="over the class weights",
+            factor=factor,
+        )
+        # (one failing case alone shows a constant factor)
+        for factor in (None, lambda c: c > 0)
+    ),
+    Mistake(
+        _is(lambda k: k.right + k.p * (1 - k.rw) / k.total),
+        "a row's class weight multiplies its whole loss, so both terms of its gradient: "
+        "yours weights the label's term alone",
+        name="label's term weighted",
+    ),
     Mistake(
         # the plain mean's gradient, each entry weighted by its own column's class weight
         _is(lambda k: k.w * k.plain * k.n / k.total),
