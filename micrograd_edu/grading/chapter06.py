@@ -19,13 +19,26 @@ from .runners.chapter06 import _run_matmul, _run_quadratic, _run_unbroadcast
 from .steps import reference_steps
 
 # The package's own answers to chapters 06 and 07: the engines that differentiate for the
-# student (the tensor engine whole, every operation's vjp and helper such as
-# products._matmul_vjp or reduce.expand_reduced, the scalar engines, linear's vjp) and
-# the oracles' differences. Whole modules: every function in them raises, by any path.
+# student and the oracles' differences. Whole modules (the tensor engine, every operation's
+# vjp and helper such as products._matmul_vjp or reduce.expand_reduced; the scalar engines;
+# linear's vjp): every function in them raises, by any path, in the graded process. The
+# names below them are also stubbed in the sandbox's files, so that a module reloaded or
+# read and run there holds none of them either.
 WITHHELD = (
     "micrograd_edu.tensor",
     "micrograd_edu.scalar",
     "micrograd_edu.nn.functional",
+    "micrograd_edu.tensor.shape.unbroadcast",
+    "micrograd_edu.tensor.Tensor",
+    "micrograd_edu.tensor.backward._walk",  # every backward pass of the Tensor engine runs it
+    "micrograd_edu.tensor.products._matmul_vjp",
+    "micrograd_edu.tensor.reduce.expand_reduced",
+    "micrograd_edu.tensor.reduce._logsumexp_vjp",
+    "micrograd_edu.tensor.losses._cross_entropy_vjp",
+    "micrograd_edu.tensor.losses._softmax_vjp",
+    "micrograd_edu.nn.functional._linear_vjp",
+    "micrograd_edu.scalar.numerical.gradient",
+    "micrograd_edu.scalar.numerical.jacobian",
     "micrograd_edu.grading.arrays.numerical_gradients",
 )
 

@@ -315,6 +315,10 @@ _OPTIMISERS = (
     "micrograd_edu.optim.sgd",
     "micrograd_edu.optim.adam",
     "micrograd_edu.optim.rmsprop",
+    # and in the sandbox's files, so that a module reloaded there holds them no more
+    "micrograd_edu.optim.sgd.SGD.step",
+    "micrograd_edu.optim.adam.Adam.step",
+    "micrograd_edu.optim.adam.Adam._update",
     "torch",
 )
 

@@ -695,6 +695,10 @@ TRAIN_MODEL = register(
         ),
         requires=reference_steps(minibatch_indices="minibatch_indices"),
         # the course's own training loop (experiments.train) is not a loop the student wrote
-        withheld=("micrograd_edu.course.data.Batches", "micrograd_edu.course.experiments"),
+        withheld=(
+            "micrograd_edu.course.data.Batches",
+            "micrograd_edu.course.experiments",
+            "micrograd_edu.course.experiments.train",
+        ),
     )
 )

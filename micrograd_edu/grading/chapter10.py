@@ -419,6 +419,11 @@ CLASSIFIER = register(
                 ),
             ),
         ),
-        withheld=("sklearn", "torch", "micrograd_edu.course.experiments"),
+        withheld=(
+            "sklearn",
+            "torch",
+            "micrograd_edu.course.experiments",
+            "micrograd_edu.course.experiments.train",
+        ),
     )
 )

@@ -49,7 +49,7 @@ def resolve(dotted: str) -> tuple[Any, str]:
     raise ImportError(f"no module in {dotted!r}")
 
 
-def _is_module(dotted: str) -> bool:
+def is_module(dotted: str) -> bool:
     """Whether ``dotted`` names a module of this package (withheld whole)."""
     if dotted.split(".")[0] != "micrograd_edu":
         return False
@@ -165,9 +165,17 @@ def withholding(
 ) -> Iterator[None]:
     """Withhold ``names`` (see the module docstring) until the block ends."""
     names = set(names)
+    modules = {name for name in names if "." in name and is_module(name)}
+    # the modules' functions first, while their classes still hold every method: a method
+    # also withheld by name is then swapped for a stand-in holding the disabled original
+    with _disabled(sorted(modules)), _replaced(names - modules, namespace):
+        yield
+
+
+@contextmanager
+def _replaced(names: set[str], namespace: MutableMapping[str, Any] | None) -> Iterator[None]:
+    """The names (not modules) withheld where they are held, the libraries blocked."""
     packages = {name for name in names if "." not in name}
-    modules = {name for name in names - packages if _is_module(name)}
-    names -= modules
     originals = []
     patched: list[tuple[Any, str, Any]] = []  # (dict, module or class), name, original
     for dotted in names - packages:
@@ -211,8 +219,7 @@ def withholding(
     blocker = _Blocked(packages)
     sys.meta_path.insert(0, blocker)
     try:
-        with _disabled(sorted(modules)):
-            yield
+        yield
     finally:
         sys.meta_path.remove(blocker)
         sys.modules.update(hidden)
