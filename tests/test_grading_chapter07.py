@@ -229,3 +229,17 @@ def test_a_wrong_return_is_named():
     assert "it must return a tuple of 3 arrays" in result.checks[0].reason
     result = grade(NETWORK, {"two_layer_backward": lambda *a: a[:2]})
     assert "it returned 2 things; it must return 4 arrays" in result.checks[0].reason
+
+
+def test_the_right_arrays_in_another_order_are_told_the_order():
+    # the review's: (dW2, db2, dW1, db1) for (dW1, db1, dW2, db2); no hint claims a cause
+    def swapped(X, labels, W1, b1, W2, b2):
+        dW1, db1, dW2, db2 = two_layer_backward(X, labels, W1, b1, W2, b2)
+        return dW2, db2, dW1, db1
+
+    result = grade(NETWORK, {"two_layer_backward": swapped})
+    assert result.score == 0
+    reason = result.checks[0].reason
+    said = "shapes of (dW2, db2, dW1, db1) in that order: return them as (dW1, db1, dW2, db2)"
+    assert said in reason
+    assert not any(c.hint for c in result.checks)

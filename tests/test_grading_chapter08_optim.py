@@ -105,3 +105,21 @@ def test_adam_in_the_papers_own_order_scores_full_marks(seed):
     result = grade("08.adam", {"MyAdam": PaperAdam}, seed)
     assert result.score == 3, [(c.name, c.reason) for c in result.checks]
     assert grade("08.adam", {"MyAdam": PaperAdamEpsInside}, seed).score < 3
+
+
+def test_the_optimisers_internals_are_withheld_by_any_path():
+    # Adam's own step, reached without a public name and kept before the check began
+    import importlib
+
+    adam_step = importlib.import_module("micrograd_edu.optim.adam").Adam.step
+
+    class Inside(optim.Optimizer):
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+            super().__init__(params, dict(lr=lr, betas=betas, eps=eps))
+
+        def step(self):
+            adam_step(self)
+
+    feedback = check("08.adam", {"MyAdam": Inside}, time_limit=None)
+    assert feedback.result.score == 0, [c.reason for c in feedback.result.checks]
+    assert "withheld while grading" in feedback.result.checks[0].reason

@@ -214,3 +214,19 @@ def test_a_finite_difference_gradient_scores_nothing(monkeypatch):
     result = grade(BACKWARD, {"weighted_cross_entropy_backward": by_differences})
     assert result.score == 0
     assert "difference quotient" in result.checks[0].hint
+
+
+def test_a_scale_of_zero_names_the_inputs_whose_spread_was_zero():
+    # the review's s = X.std(0), unguarded: always-blank pixels get a scale of 0, and every
+    # prediction is inf or nan; the reason says which inputs and why
+    from micrograd_edu.grading.networks import network_problem
+
+    seen = {
+        "layers": [["Linear", [[1.0, 1.0, 1.0]], [0.0]]],
+        "centre": [0.0, 0.0, 0.0],
+        "scale": [0.0, 2.0, 0.0],
+    }
+    problem = network_problem(seen, 3)
+    assert problem.startswith("the scale is 0 (or not a number) for 2 of the 3 inputs (0, 2)")
+    assert "spread in the training data is 0" in problem
+    assert network_problem({**seen, "scale": [1.0, 2.0, 3.0]}, 3) is None

@@ -101,3 +101,20 @@ def test_a_submission_importing_topological_order_from_any_public_path_gets_0(tm
         assert all(
             float(row[f"04.{name}"]) == 2 for name in ("pow", "exp", "relu", "div", "backward")
         )
+
+
+def test_the_sandbox_stubs_the_files_of_named_internals_and_reads_whole_modules():
+    # A module withheld whole is disabled in the graded process; the sandbox's files stub
+    # the internals named beside it, so a module reloaded there holds none of them either
+    from micrograd_edu.grading import exercise
+    from micrograd_edu.grading.stubbed import stubbed_files
+
+    root = Path(micrograd_edu.__file__).parent
+    withheld = frozenset(exercise("06.matmul_backward").withheld)
+    assert "micrograd_edu.tensor" in withheld and "micrograd_edu.scalar" in withheld
+    made = {
+        orig.relative_to(root).as_posix(): copy for copy, orig in stubbed_files(withheld, (root,))
+    }
+    assert {"tensor/products.py", "tensor/reduce.py", "nn/functional.py"} <= set(made)
+    stub = made["tensor/products.py"].read_text()
+    assert "micrograd_edu.tensor.products._matmul_vjp is withheld" in stub

@@ -54,6 +54,18 @@ def _shape(value: Any) -> tuple[int, ...] | None:
     return (len(value), *inner[0])
 
 
+def is_array(value: Any) -> bool:
+    """Whether ``value`` reads as an array of numbers with at least one axis.
+
+    >>> is_array([1.0, 2.0]), is_array(3.0), is_array("no")
+    (True, False, False)
+    """
+    try:
+        return np.asarray(value, dtype=float).ndim > 0
+    except (TypeError, ValueError):
+        return False
+
+
 def as_array(value: Any, shape: tuple[int, ...], what: str) -> tuple[np.ndarray | None, str]:
     """``value`` (plain data) as a float array of ``shape``, or ``None`` and the reason.
 

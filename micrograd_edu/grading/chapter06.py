@@ -18,13 +18,25 @@ from .registry import Case, Check, Exercise, Mistake, register
 from .runners.chapter06 import _run_matmul, _run_quadratic, _run_unbroadcast
 from .steps import reference_steps
 
-# The package's own answers to chapters 06 and 07 (an engine that differentiates for
-# the student, the oracles' differences); the batch grader withholds them.
+# The package's own answers to chapters 06 and 07: the engines that differentiate for the
+# student and the oracles' differences. Whole modules (the tensor engine, every operation's
+# vjp and helper such as products._matmul_vjp or reduce.expand_reduced; the scalar engines;
+# linear's vjp): every function in them raises, by any path, in the graded process. The
+# names below them are also stubbed in the sandbox's files, so that a module reloaded or
+# read and run there holds none of them either.
 WITHHELD = (
+    "micrograd_edu.tensor",
+    "micrograd_edu.scalar",
+    "micrograd_edu.nn.functional",
     "micrograd_edu.tensor.shape.unbroadcast",
     "micrograd_edu.tensor.Tensor",
-    "micrograd_edu.tensor.tensor",
     "micrograd_edu.tensor.backward._walk",  # every backward pass of the Tensor engine runs it
+    "micrograd_edu.tensor.products._matmul_vjp",
+    "micrograd_edu.tensor.reduce.expand_reduced",
+    "micrograd_edu.tensor.reduce._logsumexp_vjp",
+    "micrograd_edu.tensor.losses._cross_entropy_vjp",
+    "micrograd_edu.tensor.losses._softmax_vjp",
+    "micrograd_edu.nn.functional._linear_vjp",
     "micrograd_edu.scalar.numerical.gradient",
     "micrograd_edu.scalar.numerical.jacobian",
     "micrograd_edu.grading.arrays.numerical_gradients",
@@ -263,6 +275,33 @@ def _as_matrices(a: np.ndarray, b: np.ndarray, dc: np.ndarray) -> tuple:
     return dc @ b.T, a.T @ dc
 
 
+def _stack_averaged(case: Case, seen: dict) -> bool:
+    """Matrices in stacks where an input that lacks some of the product's leading axes got
+    the mean of its shares over them, not their sum (the right gradient divided by the
+    number of products it took part in)."""
+    a, b, dc = _abc(case)
+    if min(a.ndim, b.ndim) < 2:
+        return False
+    copies = [int(np.prod(dc.shape[: dc.ndim - x.ndim])) for x in (a, b)]
+    if max(copies) == 1:
+        return False
+    wrong = [r / k for r, k in zip(_matmul_want(case), copies, strict=True)]
+    return all(same(seen.get(p), w.tolist()) for p, w in zip(("dA", "dB"), wrong, strict=True))
+
+
+_STACK_AVERAGED = tuple(
+    Mistake(
+        _stack_averaged,
+        "an input shared by the products of the stack got the mean of its shares: it took "
+        "part in each of those products, and each sends back its full share (exercise 1's "
+        "idea)",
+        name="stack averaged",
+        factor=factor,
+    )
+    # (where the failing cases share one number of copies, a constant factor is what shows)
+    for factor in (None, lambda c: 0 < c < 1)
+)
+
 _MATMUL_MISTAKES = (
     Mistake(
         _pair_is(lambda a, b, dc: (dc @ b, a @ dc)),
@@ -347,7 +386,7 @@ MATMUL = register(
                 _run_matmul,
                 _judge_matmul,
                 weight=2,
-                mistakes=(_RESHAPE, *_MATMUL_MISTAKES, _STACK_T),
+                mistakes=(_RESHAPE, *_MATMUL_MISTAKES, _STACK_T, *_STACK_AVERAGED),
                 right=_matmul_right,
             ),
             Check(

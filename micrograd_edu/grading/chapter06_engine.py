@@ -79,6 +79,7 @@ _FUNCTION_VALUES: dict[str, Callable[[list, dict], Any]] = {
     "mul_self": lambda a, p: a[0] * a[0],
     "square_square": lambda a, p: (a[0] * a[0]) ** 2,
     "scale": lambda a, p: p["k"] * a[0],
+    "gate": lambda a, p: a[0] * a[1],
 }
 
 
@@ -111,12 +112,14 @@ def _case(rng: random.Random, expr: str, text: str, shapes: list, **params: Any)
 
 
 def _wants(case: Case) -> list[np.ndarray]:
-    """Each input's gradient of sum(up * f(inputs)), by central differences."""
+    """Each input's gradient of sum(up * f(inputs)), by central differences (0 for the
+    inputs ``case["no_gradient"]`` lists: their Function gives them none)."""
     arrays = [np.array(x, dtype=float) for x in case["inputs"]]
     up, expr, params = np.array(case["up"], dtype=float), case["expr"], case["params"]
-    return numerical_gradients(
+    grads = numerical_gradients(
         lambda *xs: float(np.sum(up * _evaluate(expr, list(xs), params))), *arrays
     )
+    return [0 * g if i in case.get("no_gradient", ()) else g for i, g in enumerate(grads)]
 
 
 def _judge_expression(case: Case, seen: dict) -> str | None:
@@ -596,6 +599,18 @@ def _same_order_again(case: Case, seen: dict) -> bool:
     return same((seen.get("grads") or [None])[0], wrong)
 
 
+def _all_reversed(case: Case, seen: dict) -> bool:
+    """transpose's backward by .T, which reverses every axis: right on a matrix and for
+    transpose(0, 2) of three axes, and on transpose(-1, -2) a gradient of another shape,
+    which numpy refuses to add."""
+    if case["expr"] != "transpose" or np.ndim(case["inputs"][0]) != 3:
+        return False
+    wrong = np.array(case["up"]).T
+    if wrong.shape != np.shape(case["inputs"][0]):
+        return "broadcast" in str(seen.get("error", ""))
+    return same((seen.get("grads") or [None])[0], wrong)
+
+
 _PERMUTE_MISTAKES = (
     _REPLACED,
     _negative(
@@ -621,10 +636,17 @@ _PERMUTE_MISTAKES = (
             and np.ndim(case["inputs"][0]) == 3
             and "error" in seen
             and "attribute 'transpose'" not in str(seen["error"])
+            and "broadcast" not in str(seen["error"])  # a gradient of the wrong shape, added
         ),
         "on a tensor of three axes a permute needs an order of all three: transpose(0, 2) "
         "keeps axis 1 where it is",
         name="two-axis permute",
+    ),
+    Mistake(
+        _all_reversed,
+        "the gradient went back through .T, which reverses every axis: on a tensor of three "
+        "axes that is not the swap transpose(dim0, dim1) made. Undo that swap alone",
+        name="every axis reversed",
     ),
 )
 

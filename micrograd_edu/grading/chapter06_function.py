@@ -284,6 +284,7 @@ _FUNCTION_TEXT = {
     "square_square": "Square.apply(Square.apply(x))",
     "scale": "Scale.apply(x, 3.0)",
     "rows": "RowSums.apply(x)",
+    "gate": "Gate.apply(x, y), whose backward returns (None, grad * x): x gets no gradient",
 }
 
 
@@ -297,6 +298,10 @@ def _function_cases(kinds: list[str]):
                 rng, "square_square", _FUNCTION_TEXT["square_square"], [(m, n)]
             ),
             "scale": lambda: _case(rng, "scale", _FUNCTION_TEXT["scale"], [(m, n)], k=3.0),
+            "gate": lambda: {
+                **_case(rng, "gate", _FUNCTION_TEXT["gate"], [(m, n), (m, n)]),
+                "no_gradient": [0],
+            },
             "rows": lambda: {
                 "expr": "rows",
                 "inputs": [random_matrix(rng, m, n)],
@@ -334,7 +339,7 @@ def _judge_function(case: Case, seen: dict) -> str | None:
     if case["expr"] == "rows":
         return _judge_refusal(case, seen)
     text = case["text"]
-    tensors = len(case["inputs"]) if case["expr"] != "mul_self" else 2
+    tensors = len(case["inputs"]) if case["expr"] != "mul_self" else 2  # gate: 2 inputs
     handed = ["ndarray"] * tensors + (["float"] if case["expr"] == "scale" else [])
     if case["expr"] == "square_square":
         handed = ["ndarray"]
@@ -387,6 +392,16 @@ def _bare_rows(case: Case, seen: dict) -> bool:
     return same((seen.get("grads") or [None])[0], np.broadcast_to((2 * x * inner)[0], x.shape))
 
 
+def _none_dropped(case: Case, seen: dict) -> bool:
+    """Gate(x, y) where apply dropped backward's None and paired what was left with the
+    tensors: x received y's gradient (grad * x), and y nothing."""
+    if case["expr"] != "gate" or len(seen.get("grads") or []) != 2:
+        return False
+    x, up = np.array(case["inputs"][0], dtype=float), np.array(case["up"], dtype=float)
+    got_x, got_y = seen["grads"]
+    return same(got_x, up * x) and not same(got_y, up * x)
+
+
 _FUNCTION_MISTAKES = (
     Mistake(
         _bare_iterated,
@@ -431,6 +446,20 @@ _FUNCTION_MISTAKES = (
         name="bare rows",
     ),
     Mistake(
+        _none_dropped,
+        "x received the gradient that belongs to y: backward's gradients pair with apply's "
+        "arguments one for one, a None included, so a None must keep its place",
+        name="None dropped",
+    ),
+    Mistake(
+        # an assert without a message: the error is its type alone
+        lambda case, seen: str(seen.get("refused", "")).strip() == "AssertionError:",
+        "the wrong shape was refused by an assert, whose error says nothing: raise an error "
+        "whose message names the Function and both shapes, so that whoever meets it knows "
+        "which operation sent what",
+        name="bare assert",
+    ),
+    Mistake(
         lambda case, seen: case["expr"] == "rows" and not seen.get("refused"),
         "a gradient of the wrong shape was added without complaint: numpy broadcast it into "
         "x.grad. Compare each gradient's shape with its input's, and raise an error naming the "
@@ -453,7 +482,8 @@ FUNCTION = register(
         "MyFunction.apply(*args) runs cls.forward(ctx, ...) on the arrays of the MyTensor "
         "arguments (other arguments as they are) and returns a MyTensor recorded in the graph; "
         "its backward passes cls.backward(ctx, grad)'s gradients, one per argument (None for "
-        "an argument that is not a tensor; a bare array when there is one), to the tensors, "
+        "an argument that is not a tensor or gets no gradient; a bare array when there is "
+        "one), to the tensors, "
         "and refuses one whose shape is not its input's with an error naming the Function "
         "and both shapes.",
         ("MyTensor", "MyFunction"),
@@ -487,10 +517,18 @@ FUNCTION = register(
                 _function_mistakes("tensors to forward", "number wrapped", "None gradient"),
             ),
             (
+                "a tensor that gets no gradient (None), before one that does",
+                ["gate"],
+                1,
+                _function_mistakes("tensors to forward", "None dropped"),
+            ),
+            (
                 "a gradient of the wrong shape is refused",
                 ["rows"],
                 1,
-                _function_mistakes("tensors to forward", "bare iterated", "no refusal"),
+                _function_mistakes(
+                    "tensors to forward", "bare iterated", "no refusal", "bare assert"
+                ),
             ),
             right=_function_right,
         ),

@@ -216,6 +216,13 @@ def _averaged(case: Case) -> Grads:
     return {**right, "dW": right["dW"] / rows, "db": right["db"] / rows}
 
 
+def _bias_averaged(case: Case) -> Grads:
+    """The right gradients with the bias's alone divided by the batch size (a mean over
+    the rows where the shares add up)."""
+    right, rows = _layer_right(case), len(given(LAYER, case)["X"])
+    return {**right, "db": right["db"] / rows}
+
+
 def _first_row_for_db(case: Case) -> Grads:
     """The right gradients, with the first row's share for the bias's."""
     x, w, b, da = given(LAYER, case).values()
@@ -270,6 +277,27 @@ _LAYER_MISTAKES = (
         "divided by the batch size: the gradient arriving already says how much each row's "
         "output counts in L, so each row's share counts in full",
         name="averaged over the batch",
+    ),
+    *(  # (where one batch size fails, the bias's gradient is a constant factor off)
+        Mistake(
+            model_is(_bias_averaged, _layer_right),
+            "b is used once in every row of the batch, and each use sends back its full "
+            "share: the bias's gradient adds the rows' shares up, it does not average them",
+            name="bias averaged",
+            factor=factor,
+        )
+        for factor in (None, lambda c: 0 < c < 1)
+    ),
+    Mistake(
+        _layer(
+            lambda x, w, b, da: [
+                _linear_grads(x, w, b, da)[0] * (x > 0),
+                *_linear_grads(x, w, b, da)[1:],
+            ]
+        ),
+        "the ReLU's side is decided by its own input, XW + b, not by the layer's input X: "
+        "the gradient of XW + b is the one reaching A, kept only where XW + b was positive",
+        name="gate on X",
     ),
     Mistake(
         model_is(_first_row_for_db, _layer_right),
@@ -384,6 +412,27 @@ def _network_hidden(case: Case, gate: Callable[..., np.ndarray]) -> Grads:
     return {**right, "dW1": dw1, "db1": db1}
 
 
+def _network_by_hand(case: Case, hidden: str) -> Grads:
+    """The four gradients of a network whose hidden layer is another (``"tanh"``), or the
+    right network's with the output layer's weights given the ReLU's input Z1 for its
+    input (``"pre-activation"``)."""
+    x, labels, w1, b1, w2, b2 = given(NETWORK, case).values()
+    z1 = x @ w1 + b1
+    if hidden == "pre-activation":
+        right = _network_right(case)
+        logits = np.maximum(z1, 0) @ w2 + b2
+        (dlogits,) = engine_grads(lambda t: cross_entropy(t, labels), logits)
+        return {**right, "dW2": z1.T @ dlogits}
+    grads = engine_grads(
+        lambda w1, b1, w2, b2: cross_entropy((Tensor(x) @ w1 + b1).tanh() @ w2 + b2, labels),
+        w1,
+        b1,
+        w2,
+        b2,
+    )
+    return dict(zip(NETWORK[2], grads, strict=True))
+
+
 def _network(
     logits_grad: Callable[[Logits], np.ndarray] | None = None,
     gate: Callable[..., np.ndarray] | None = None,
@@ -445,6 +494,18 @@ _NETWORK_MISTAKES = (
         "W2 and b2 are right; the ReLU's derivative is 1 where it passes its input and 0 "
         "elsewhere, not the ReLU's output",
         name="ReLU's output",
+    ),
+    Mistake(
+        model_is(lambda case: _network_by_hand(case, "pre-activation"), _network_right),
+        "W1, b1 and b2 are right; the output layer's input is what the ReLU gave, not what "
+        "went into it",
+        name="pre-activation for W2",
+    ),
+    Mistake(
+        model_is(lambda case: _network_by_hand(case, "tanh"), _network_right),
+        "your gradients are those of a network whose hidden layer is tanh: this network's "
+        "hidden layer is a ReLU",
+        name="tanh hidden layer",
     ),
     Mistake(
         close_not_exact(_network_right, _network_smooth), NUMERIC_KINK, name="difference quotient"

@@ -117,6 +117,16 @@ def _run_together(case: Case, seen: dict) -> bool:
     return not any("." in n for n in got) and bool(pairs & below) and pairs <= below | top
 
 
+def _without_prefix(case: Case, seen: dict) -> bool:
+    """The right parameters in the right order, each under its own name alone: the
+    children's names never joined on in front."""
+    names, right = _expected_names(case["tree"])
+    got = _got_names(seen)
+    return (
+        seen.get("which") == right and got == [n.rsplit(".", 1)[-1] for n in names] and got != names
+    )
+
+
 def _another_order(case: Case, seen: dict) -> bool:
     """The right parameters, each once, in another order (under the names the first way down
     to each gives in that order)."""
@@ -126,6 +136,7 @@ def _another_order(case: Case, seen: dict) -> bool:
         isinstance(which, list)
         and sorted(which) == sorted(right)
         and (which != right or _got_names(seen) != names)
+        and not _without_prefix(case, seen)
     )
 
 
@@ -173,6 +184,12 @@ _WALK_MISTAKES = (
         "a shared module or parameter appears more than once: an optimiser would update it "
         "twice a step",
         name="listed twice",
+    ),
+    Mistake(
+        _without_prefix,
+        "every parameter is there, in order, but under its own name alone: a parameter of a "
+        "module below is named by the path down to it, the modules' names joined by dots",
+        name="no prefix",
     ),
     Mistake(
         _another_order,

@@ -79,6 +79,8 @@ def _adam_as_engine(hyper: dict, t: int, u: int, mistake: str) -> dict:
         return {**hyper, "lr": lr / s2, "eps": eps / s2}
     if mistake == "paper":  # Kingma & Ba's order: ε added to √v, not to √v̂
         return {**hyper, "eps": eps / s2}
+    if mistake == "betas swapped":  # m with β₂'s rate and v with β₁'s
+        return {**hyper, "betas": (b2, b1)}
     if u != t:  # corrected with another step count
         ratio = np.sqrt(1 - b2**u) / s2
         return {**hyper, "lr": lr * c1 / (1 - b1**u) * ratio, "eps": eps * ratio}
@@ -121,6 +123,8 @@ def _engine(case: Case, mistake: str = "") -> Trajectory:
                 hyper = {key: v for key, v in case["defaults"].items()}
             elif mistake == "lr fixed":  # the lr given to __init__, kept in an attribute
                 hyper["lr"] = case["defaults"]["lr"]
+            elif mistake == "lr cached":  # each group's lr as __init__ found it, kept
+                hyper["lr"] = _hyper(case, 0, k)["lr"]
             g = row[i]
             params[i].grad = None if g is None else np.array(g, dtype=float)
             if g is not None:
@@ -147,7 +151,15 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
     g², or the corrected moments kept."""
     values = [np.array(v, dtype=float) for v in case["init"]]
     shared: dict = {}
-    states: list[dict] = [shared if mistake.startswith("shared") else {} for _ in values]
+    by_shape: dict = {}  # "per shape": one velocity for all the parameters of a shape
+    states: list[dict] = [
+        shared
+        if mistake.startswith("shared")
+        else by_shape.setdefault(np.shape(v), {})
+        if mistake == "per shape"
+        else {}
+        for v in values
+    ]
     trajectory = []
     for step, grads in enumerate(case["grads"]):
         for k, i in _order(case):
@@ -158,7 +170,10 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
                 velocity = state.get("velocity")
                 if mistake == "shared, restarted" and velocity is not None:
                     velocity = None if velocity.shape != g.shape else velocity
-                state["velocity"] = g if velocity is None else hyper["momentum"] * velocity + g
+                sign = -1.0 if mistake == "gradient subtracted" else 1.0
+                state["velocity"] = (
+                    g if velocity is None else hyper["momentum"] * velocity + sign * g
+                )
                 p -= hyper["lr"] * state["velocity"]
                 continue
             (b1, b2), eps = hyper["betas"], hyper["eps"]
@@ -166,16 +181,27 @@ def _by_hand(case: Case, mistake: str) -> Trajectory:
                 state.update(t=0, m=np.zeros_like(p), v=np.zeros_like(p))
             state["t"] += 1
             m = b1 * state["m"] + (1 - b1) * g
-            v = b2 * state["v"] + (1 - b2) * (g if mistake == "g not squared" else g * g)
+            size = {"g not squared": g, "size, no root": np.abs(g)}.get(mistake, g * g)
+            v = b2 * state["v"] + (1 - b2) * size
             m_hat, v_hat = m / (1 - b1 ** state["t"]), v / (1 - b2 ** state["t"])
             root = np.sqrt(v_hat + eps) if mistake == "eps inside" else np.sqrt(np.abs(v_hat)) + eps
+            root = v_hat + eps if mistake == "size, no root" else root
             p -= hyper["lr"] * m_hat / root
             state["m"], state["v"] = (m_hat, v_hat) if mistake == "corrected kept" else (m, v)
         trajectory.append([v.copy() for v in values])
     return trajectory
 
 
-_BY_HAND = {"shared", "shared, restarted", "eps inside", "g not squared", "corrected kept"}
+_BY_HAND = {
+    "per shape",
+    "size, no root",
+    "shared",
+    "shared, restarted",
+    "gradient subtracted",
+    "eps inside",
+    "g not squared",
+    "corrected kept",
+}
 
 
 def _simulate(case: Case, mistake: str = "") -> Trajectory:
@@ -274,10 +300,27 @@ def _how_far(moved: np.ndarray, right: np.ndarray) -> str:
     """How a wrong step compares with the right one, without the right one."""
     ratio = float(np.dot(moved, right) / np.dot(right, right))
     if np.allclose(moved, ratio * right, rtol=1e-6, atol=1e-14):
+        if ratio < 0:  # against the right step: not "the right way", whatever its length
+            return f": it points the opposite way, {-ratio:.3g} times as long"
         shown = f"{ratio:.3g}" if abs(ratio - 1) > 1e-3 else f"{ratio:.7f}"
         return f": it points the right way but is {shown} times as long"
     error = np.linalg.norm(moved - right) / np.linalg.norm(right)
     return f": its relative error is {error:.1e}, where 1e-9 is expected"
+
+
+# The package's optimisers whole (every function of their modules raises, by any path:
+# SGD.step, Adam's _update and _moments, RMSprop's lerp_); Optimizer, the base class the
+# student's optimiser builds on, stays.
+_OPTIMISERS = (
+    "micrograd_edu.optim.sgd",
+    "micrograd_edu.optim.adam",
+    "micrograd_edu.optim.rmsprop",
+    # and in the sandbox's files, so that a module reloaded there holds them no more
+    "micrograd_edu.optim.sgd.SGD.step",
+    "micrograd_edu.optim.adam.Adam.step",
+    "micrograd_edu.optim.adam.Adam._update",
+    "torch",
+)
 
 
 # --- the cases ---------------------------------------------------------------------
@@ -361,12 +404,15 @@ _GROUPS = (
         "group in self.param_groups carries its own hyperparameters",
         name="groups ignored",
     ),
-    Mistake(
-        _follows("lr fixed"),
-        "your steps keep the learning rate given to __init__, though a group's own lr, "
-        "or a new one a scheduler set in param_groups[k]['lr'], differs: read the "
-        "hyperparameters where step() finds them, at every step",
-        name="lr fixed",
+    *(
+        Mistake(
+            _follows(kept),
+            "your steps keep the learning rate __init__ saw, though a new one a scheduler "
+            "set in param_groups[k]['lr'] (or a group's own lr) differs: read the "
+            "hyperparameters where step() finds them, at every step",
+            name="lr fixed",
+        )
+        for kept in ("lr fixed", "lr cached")
     ),
 )
 _SHARED = (
@@ -395,6 +441,7 @@ _MOMENTUM_MISTAKES = (
     Mistake(_follows("shared"), _SHARED, name="one velocity"),
     Mistake(_follows("shared, restarted"), _SHARED, name="one velocity"),
     Mistake(_raises_like("shared", "broadcast"), _SHARED, name="one velocity"),
+    Mistake(_follows("per shape"), _SHARED, name="one velocity"),
     Mistake(
         _follows("no momentum"),
         "each of your steps depends on this step's gradient alone: momentum carries a "
@@ -413,6 +460,13 @@ _MOMENTUM_MISTAKES = (
         "the steps never grow: look at the lecture's form of the update (PyTorch's, without "
         "dampening)",
         name="dampened from g",
+    ),
+    Mistake(
+        _follows("gradient subtracted"),
+        "your first step is right, and after it each new gradient pulls your velocity back "
+        "instead of adding to it: the velocity gathers the gradients, and the step goes "
+        "against the velocity",
+        name="gradient subtracted",
     ),
     Mistake(
         _follows("stale"),
@@ -468,7 +522,7 @@ SGD_MOMENTUM = register(
             ],
             _MOMENTUM_MISTAKES,
         ),
-        withheld=("micrograd_edu.optim.sgd.SGD.step", "torch"),
+        withheld=_OPTIMISERS,
     )
 )
 
@@ -518,6 +572,18 @@ _ADAM_MISTAKES = (
         name="eps inside",
     ),
     Mistake(
+        _follows("betas swapped"),
+        "your two running averages forget at each other's rates: betas gives m's rate "
+        "first and v's second",
+        name="betas swapped",
+    ),
+    Mistake(
+        _follows("size, no root"),
+        "your step divides by an average of |g|: v averages the squared gradient, and the "
+        "step divides by the square root of its corrected average",
+        name="size, no root",
+    ),
+    Mistake(
         _follows("g not squared"),
         "v averages the gradient's size, which a negative gradient must not lower",
         name="g not squared",
@@ -547,10 +613,6 @@ ADAM = register(
             ],
             _ADAM_MISTAKES,
         ),
-        withheld=(
-            "micrograd_edu.optim.adam.Adam.step",
-            "micrograd_edu.optim.adam.Adam._update",
-            "torch",
-        ),
+        withheld=_OPTIMISERS,
     )
 )

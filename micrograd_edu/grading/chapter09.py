@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 
+from .arrays import is_array
 from .networks import forward, network_problem, only_linear, same_network, untrained
 from .plain import as_floats, describe
 from .registry import HELD, Case, Check, Exercise, Mistake, register
@@ -61,9 +62,34 @@ def _judge_sizes(case: Case, seen: dict) -> str | None:
     if problem:
         return problem
     n, size, want = case["n"], case["batch_size"], _right_sizes(case)
-    if [len(b) for b in epochs[0]] != want:
-        return f"for n={n} and batch_size={size} the batch sizes should be {want[:3]}... {want[-1]}"
+    got = [len(b) for b in epochs[0]]
+    if got != want:
+        last = f"and a last one of {want[-1]}" if want[-1] != size else "and no smaller last one"
+        return (
+            f"for n={n} and batch_size={size} there should be {len(want)} batches, each of "
+            f"{size} rows but the last, {last}; yours were {len(got)} batches of sizes "
+            f"{_listed(got)}"
+        )
     return None
+
+
+def _listed(sizes: list[int]) -> str:
+    """A list of sizes, its middle left out when it is long."""
+    return str(sizes) if len(sizes) <= 6 else f"{sizes[:3]}".rstrip("]") + f", ..., {sizes[-1]}]"
+
+
+def _runs_only(seen: dict) -> bool:
+    """Every batch of the first epoch is rows stored next to each other, in their order, and
+    more than one batch: only the order of the batches was shuffled, never the rows."""
+    epoch = seen.get("epoch0")
+    if not isinstance(epoch, list) or len(epoch) < 2:
+        return False
+    return all(
+        isinstance(b, list)
+        and len(b) > 0
+        and all(isinstance(i, (int, float)) and i - b[0] == k for k, i in enumerate(b))
+        for b in epoch
+    )
 
 
 def _judge_shuffled(case: Case, seen: dict) -> str | None:
@@ -73,6 +99,8 @@ def _judge_shuffled(case: Case, seen: dict) -> str | None:
     first, second = ([i for b in epoch for i in b] for epoch in epochs)
     if first == sorted(first):
         return "the rows come in their stored order: shuffle them"
+    if _runs_only(seen):
+        return "each batch holds rows stored next to each other: only the batches' order changed"
     if first == second:
         return "two epochs in a row used the same order"
     return None
@@ -108,6 +136,10 @@ def _order(seen: dict, k: int = 0) -> list:
     return [i for b in epoch for i in b] if isinstance(epoch, list) else []
 
 
+def _runs_only_seen(case: Case, seen: dict) -> bool:
+    return _runs_only(seen)
+
+
 _BATCH_MISTAKES = (
     Mistake(
         lambda case, seen: len(_order(seen)) == case["n"] and len(set(_order(seen))) < case["n"],
@@ -135,7 +167,13 @@ _BATCH_MISTAKES = (
         name="stored order",
     ),
     Mistake(
-        lambda case, seen: _order(seen) == _order(seen, 1) != [],
+        _runs_only_seen,
+        "the same rows always share a batch: you shuffled the order of the batches, not the "
+        "rows. Each epoch's batches must mix rows from anywhere in the data",
+        name="batches shuffled",
+    ),
+    Mistake(
+        lambda case, seen: _order(seen) == _order(seen, 1) != [] and not _runs_only(seen),
         "two epochs in a row used the same order: each call must draw a new one from the "
         "generator it is given",
         name="same order",
@@ -207,21 +245,32 @@ MINIBATCHES = register(
 _BETA_TOLERANCE = 0.02
 
 
-def _linear_cases(column: bool, scaled: bool):
-    """X comes from a seed, y as data; the β that made y stays with the judge (HELD)."""
+# Features a few hundredths long in one check's data sets, tens long in another's. A
+# learning rate that does not diverge on the second moves a million times too slowly on
+# the first: no single one suits both, as the lecture says.
+_UNIT, _SMALL, _LARGE = (1.0, 1.0), (0.01, 0.04), (10.0, 40.0)
+_LARGE_CHECK = "recovers β when the features are tens long"
+
+
+def _linear_cases(column: bool, scales: tuple[float, float] = _UNIT):
+    """X comes from a seed, y as data; the β that made y stays with the judge (HELD). The
+    noise is in proportion to the smallest feature, so β is as well determined at any scale."""
 
     def cases(rng: random.Random) -> list[Case]:
         out = []
+        low, high = scales
         for _ in range(2):
             m = rng.randint(2, 8)
             case = {
                 "seed": rng.randrange(2**31),
                 "n": 1000,
-                "scales": [rng.uniform(0.5, 3) if scaled else 1.0 for _ in range(m)],
+                "scales": [rng.uniform(low, high) for _ in range(m)],
                 "column": column,
             }
             beta = np.array([rng.gauss(-1, 1) for _ in range(m)])
-            noise = np.random.default_rng(rng.randrange(2**31)).normal(0, 0.05, case["n"])
+            noise = np.random.default_rng(rng.randrange(2**31)).normal(
+                0, 0.05 * min(case["scales"]), case["n"]
+            )
             case["y"] = (_features(case) @ beta + noise).tolist()
             out.append({**case, HELD: {"beta": beta.tolist()}})
         return out
@@ -234,7 +283,7 @@ def _judge_linear(case: Case, seen: dict) -> str | None:
     m = len(beta)
     got = as_floats(seen.get("beta"), m)
     if got is None:
-        shape = np.shape(seen.get("beta")) if _numeric(seen.get("beta")) else None
+        shape = np.shape(seen.get("beta")) if is_array(seen.get("beta")) else None
         found = f"an array of shape {shape}" if shape else describe(seen.get("beta"))
         return f"returned {found}; expected {m} coefficients, shape ({m},)"
     error = float(np.max(np.abs(np.array(got) - beta)))
@@ -257,13 +306,6 @@ def _judge_unchanged(case: Case, seen: dict) -> str | None:
     return None
 
 
-def _numeric(value: object) -> bool:
-    try:
-        return np.asarray(value, dtype=float).ndim > 0
-    except (TypeError, ValueError):
-        return False
-
-
 def _column_beta(case: Case, seen: dict) -> bool:
     """β̂ kept as a column (m, 1), or grown from one to (m, n) by a flat y."""
     m = len(case["scales"])
@@ -277,6 +319,25 @@ def _diverged(case: Case, seen: dict) -> bool:
     return not np.all(np.isfinite(got)) or float(np.max(np.abs(got))) > 1e6
 
 
+def _stopped_short(case: Case, seen: dict) -> bool:
+    """β̂ on its way from 0 to β and far from it: every coefficient of β's sign or 0, and
+    smaller (a descent whose steps are too short for these features)."""
+    beta = np.array(case[HELD]["beta"])
+    got = as_floats(seen.get("beta"), len(beta))
+    if got is None:
+        return False
+    got = np.array(got)
+    short = (got * np.sign(beta) >= -_BETA_TOLERANCE) & (np.abs(got) <= np.abs(beta))
+    return bool(np.all(short)) and float(np.max(np.abs(got - beta))) > _BETA_TOLERANCE
+
+
+def _column_y_broadcast(case: Case, seen: dict) -> bool:
+    """y given as a column (n, 1) and used as it came: X @ b - y is (n, n), and numpy then
+    refuses to take that from b (the error names an axis of n)."""
+    error = str(seen.get("error", "")).replace(" ", "")
+    return bool(case["column"]) and "broadcast" in error and f",{case['n']})" in error
+
+
 _LINEAR_MISTAKES = (
     Mistake(
         _column_beta,
@@ -286,12 +347,31 @@ _LINEAR_MISTAKES = (
         name="β as a column",
     ),
     Mistake(
+        _column_y_broadcast,
+        "y came as a column (n, 1): X @ b - y with a flat X @ b (n,) broadcasts to an (n, n) "
+        "array, and the update then has the wrong shape. Make y flat, shape (n,), first",
+        name="y as a column",
+    ),
+    Mistake(
         _diverged,
         "your descent diverged: a step that suits features of one scale is too long for "
         "larger ones. The safe step depends on the data's curvature",
         name="diverged",
     ),
+    Mistake(
+        _stopped_short,
+        "your descent stopped short of β, each coefficient still on its way from 0: on "
+        "features this small the gradient is tiny, and a step that suits larger features "
+        "barely moves here. The safe step depends on the data's curvature",
+        name="stopped short",
+    ),
 )
+
+
+def _linear_mistakes(*names: str) -> tuple[Mistake, ...]:
+    """The mistakes a check's data can show: a step too long diverges only where features are
+    large, one too short stops short only where they are small."""
+    return tuple(m for m in _LINEAR_MISTAKES if m.name in names)
 
 
 FIT_LINEAR = register(
@@ -310,7 +390,7 @@ FIT_LINEAR = register(
             Check(
                 "recovers β when y is flat (n,)",
                 "",
-                _linear_cases(column=False, scaled=False),
+                _linear_cases(column=False),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
@@ -319,28 +399,37 @@ FIT_LINEAR = register(
             Check(
                 "recovers β when y is a column (n, 1)",
                 "",
-                _linear_cases(column=True, scaled=False),
+                _linear_cases(column=True),
                 _run_linear,
                 _judge_linear,
                 mistakes=_LINEAR_MISTAKES,
                 note=_recovered,
             ),
             Check(
-                "recovers β when the features have different scales",
+                "recovers β when the features are a few hundredths long",
                 "",
-                _linear_cases(column=False, scaled=True),
+                _linear_cases(column=False, scales=_SMALL),
                 _run_linear,
                 _judge_linear,
-                mistakes=_LINEAR_MISTAKES,
+                mistakes=_linear_mistakes("β as a column", "stopped short"),
+                note=_recovered,
+            ),
+            Check(
+                _LARGE_CHECK,
+                "",
+                _linear_cases(column=False, scales=_LARGE),
+                _run_linear,
+                _judge_linear,
+                mistakes=_linear_mistakes("β as a column", "diverged"),
                 note=_recovered,
             ),
             Check(
                 "X and y left as they were given",
                 "",
-                _linear_cases(column=False, scaled=True),
+                _linear_cases(column=False, scales=_LARGE),
                 _run_linear,
                 _judge_unchanged,
-                same_cases_as="recovers β when the features have different scales",
+                same_cases_as=_LARGE_CHECK,
                 mistakes=(
                     Mistake(
                         lambda case, seen: bool(seen.get("changed")),
@@ -557,7 +646,10 @@ TRAIN_MODEL = register(
         "train_model(x, y, seed) trains a network on x (n, 1), y (n, 1) with a training loop "
         "you write, and returns the trained network: an nn.Sequential of nn.Linear layers and "
         "activations. The grader runs that network itself on held-out points your code never "
-        "sees, and grades its mean squared error there (the noise alone gives 0.01), inside "
+        "sees, fed the raw x as train_model was given it (if you standardised the inputs, "
+        "return (network, centre, scale): the grader then feeds it (x - centre) / scale; its "
+        "output is taken as y itself), and grades its mean squared error there (the noise "
+        "alone gives 0.01), inside "
         "the range of the training x: at most 0.05 for a function with a jump (away from the "
         "jump), 0.03 for one without, within the grader's time limit. The same seed gives the "
         "same network.",
@@ -602,6 +694,11 @@ TRAIN_MODEL = register(
             ),
         ),
         requires=reference_steps(minibatch_indices="minibatch_indices"),
-        withheld=("micrograd_edu.course.data.Batches",),
+        # the course's own training loop (experiments.train) is not a loop the student wrote
+        withheld=(
+            "micrograd_edu.course.data.Batches",
+            "micrograd_edu.course.experiments",
+            "micrograd_edu.course.experiments.train",
+        ),
     )
 )

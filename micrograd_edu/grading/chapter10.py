@@ -81,8 +81,21 @@ def _is(*wrong: Callable[[Logits], np.ndarray]) -> Callable[[Case, dict], bool]:
     return lambda case, seen: any(model(case, seen) for model in models)
 
 
+def _engine_asked(case: Case, seen: dict) -> bool:
+    """The engine's backward called while the check runs the function under no_grad: the
+    tensor it made records nothing, and backward refuses."""
+    return any(f in str(seen.get("error", "")) for f in ("does not require grad", "no grad_fn"))
+
+
 _MISTAKES = (
     *COMMON,
+    Mistake(
+        _engine_asked,
+        "autograd records nothing while this exercise is graded (your function runs under "
+        "no_grad), so the engine's backward has no graph to go through: the exercise is the "
+        "derivation. Compute ∂L/∂logits from what you derived, with array operations",
+        name="engine asked",
+    ),
     Mistake(
         _is(lambda k: k.right * k.n),
         "it is N times the gradient, for a batch of N rows: L is a weighted mean of the "
@@ -100,6 +113,23 @@ _MISTAKES = (
         "the weighted losses are divided by the total weight of the rows' labels, not by "
         "the number of rows",
         name="over the rows",
+    ),
+    *(
+        Mistake(
+            _is(lambda k: k.right * k.total / k.w.sum()),
+            "the weighted losses are divided by the sum of the class weights, not by the "
+            "total weight of the rows' labels: L is a weighted mean over the batch's rows",
+            name="over the class weights",
+            factor=factor,
+        )
+        # (one failing case alone shows a constant factor)
+        for factor in (None, lambda c: c > 0)
+    ),
+    Mistake(
+        _is(lambda k: k.right + k.p * (1 - k.rw) / k.total),
+        "a row's class weight multiplies its whole loss, so both terms of its gradient: "
+        "yours weights the label's term alone",
+        name="label's term weighted",
     ),
     Mistake(
         # the plain mean's gradient, each entry weighted by its own column's class weight
@@ -389,6 +419,11 @@ CLASSIFIER = register(
                 ),
             ),
         ),
-        withheld=("sklearn", "torch"),
+        withheld=(
+            "sklearn",
+            "torch",
+            "micrograd_edu.course.experiments",
+            "micrograd_edu.course.experiments.train",
+        ),
     )
 )

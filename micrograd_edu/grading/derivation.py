@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tensor import Tensor, cross_entropy
-from .arrays import compare, same, shape_name
+from .arrays import compare, is_array, same, shape_name
 from .registry import Case, Mistake
 from .runners.derivation import directions
 from .runners.derivation import inputs as _inputs
@@ -137,6 +137,12 @@ def judge_parts(
                 f"it returned a {seen.get('kind')}; it must return a tuple of {len(names)} arrays"
             )
         want = right(case)
+        reordered = _reordered(seen, want, list(names))
+        if reordered:
+            return (
+                f"the arrays returned, for {_size(exercise, case)}, have the shapes of "
+                f"({', '.join(reordered)}) in that order: return them as ({', '.join(names)})"
+            )
         for part, what in names.items():
             where = f"{what}, for {_size(exercise, case)},"
             problem = _compare_part(case, seen, part, want[part], where, tol)
@@ -150,6 +156,25 @@ def judge_parts(
         return None
 
     return judge
+
+
+def _reordered(seen: dict, want: Grads, parts: list[str]) -> list[str]:
+    """The parts whose shapes the returned arrays have, in the order returned, where that
+    is another order of all the parts and each shape belongs to one part alone; else []."""
+
+    def shape(part: str) -> tuple | None:
+        if f"{part}.shape" in seen:
+            return tuple(seen[f"{part}.shape"]) if isinstance(seen[f"{part}.shape"], list) else None
+        return np.shape(seen[part]) if is_array(seen.get(part)) else None
+
+    owners = {}
+    for part in parts:
+        owners.setdefault(np.shape(want[part]), []).append(part)
+    got = [owners.get(shape(part), []) for part in parts]
+    if any(len(o) != 1 for o in got):
+        return []
+    order = [o[0] for o in got]
+    return order if sorted(order) == sorted(parts) and order != parts else []
 
 
 def _within(got: np.ndarray, want: np.ndarray, tol: float) -> bool:

@@ -71,6 +71,17 @@ def network_problem(seen: Any, inputs: int) -> str | None:
             return f"it returned a layer the grader does not know ({layer[0]})"
     if "centre" in seen and (np.size(seen["centre"]) != inputs or np.size(seen["scale"]) != inputs):
         return f"the centre and scale must hold one number per input ({inputs})"
+    if "centre" in seen:
+        scale = np.array(seen["scale"], dtype=float).reshape(-1)
+        zero = np.flatnonzero(~(np.abs(scale) > 0) | ~np.isfinite(scale))
+        if zero.size:
+            some = ", ".join(map(str, zero[:5])) + (", ..." if zero.size > 5 else "")
+            return (
+                f"the scale is 0 (or not a number) for {zero.size} of the {inputs} inputs "
+                f"({some}): (x - centre) / scale is then inf or nan for every new row. An "
+                "input whose spread in the training data is 0 (a pixel that is always blank) "
+                "has such a scale"
+            )
     return None
 
 

@@ -31,7 +31,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .withhold import resolve
+from .withhold import is_module, resolve
 
 __all__ = ["stubbed_files", "stub_source"]
 
@@ -124,6 +124,8 @@ def stubbed_files(names: frozenset[str], roots: tuple[Path, ...]) -> tuple[tuple
     for dotted in sorted(names):
         if "." not in dotted or dotted.startswith("micrograd_edu.grading"):
             continue
+        if is_module(dotted):  # withheld whole in the process (its code swapped), not here:
+            continue  # its files run at import, and the child imports the package
         defined = _defined(dotted)
         if defined and any(defined[0].is_relative_to(root) for root in roots):
             by_file.setdefault(defined[0], {})[defined[1]] = dotted

@@ -56,6 +56,30 @@ def reshaped_matmul(a, b, dc):
     )
 
 
+def stack_averaged(A, B, dC):
+    # the review's: a stack's shares averaged over the leading axes an input lacks
+    A = np.asarray(A, float)
+    B = np.asarray(B, float)
+    dC = np.asarray(dC, float)
+    a1, b1 = A.ndim == 1, B.ndim == 1
+    A2 = A[None, :] if a1 else A
+    B2 = B[:, None] if b1 else B
+    dC2 = dC
+    if b1:
+        dC2 = np.expand_dims(dC2, -1)
+    if a1:
+        dC2 = np.expand_dims(dC2, -2)
+    dA = dC2 @ np.swapaxes(B2, -1, -2)
+    dB = np.swapaxes(A2, -1, -2) @ dC2
+    while dA.ndim > A2.ndim:
+        dA = dA.mean(0)
+    while dB.ndim > B2.ndim:
+        dB = dB.mean(0)
+    dA = unbroadcast(dA, A2.shape)
+    dB = unbroadcast(dB, B2.shape)
+    return (dA.reshape(A.shape) if a1 else dA), (dB.reshape(B.shape) if b1 else dB)
+
+
 def one(name, mistake, function, **options):
     return Example(name, mistake, {name.split(".")[1]: function}, **options)
 
@@ -97,6 +121,7 @@ EXAMPLES = [
     one(MATMUL, None, lambda a, b, dc: a, label="one array"),
     one(QUADRATIC, "x twice", lambda a, x: a @ x),
     one(QUADRATIC, "x twice", lambda a, x: a.T @ x, label="Aᵀx"),
+    one(MATMUL, "stack averaged", stack_averaged),
     one(QUADRATIC, "not symmetric", lambda a, x: 2 * a @ x),
     one(QUADRATIC, None, lambda a, x: (a + a.T) @ x / 2, label="halved"),
 ]
@@ -534,6 +559,14 @@ EXAMPLES += [
             replace=True,
         ),
     ),
+    # the review's: the gradient sent back through .T, every axis reversed
+    tensor(
+        "every axis reversed",
+        PERMUTE,
+        transpose=rule(
+            lambda s, dim0, dim1: np.swapaxes(s.data, dim0, dim1), lambda s, g, dim0, dim1: g.T
+        ),
+    ),
     tensor("one side", MY_MATMUL, __matmul__=replacing_matmul),
     tensor("not a tensor", MY_MATMUL, __matmul__=unwrapped_matmul),
 ]
@@ -631,6 +664,51 @@ def apply_with(tensors_to_forward=False, wrap_numbers=False, none=False, replace
     return Broken
 
 
+class BareAssert(MyFunction):
+    # the review's: the shape refused by an assert, which names nothing
+    @classmethod
+    def apply(cls, *args):
+        ctx = Context()
+        arrays = [a.data if isinstance(a, MyTensor) else a for a in args]
+        out = MyTensor(cls.forward(ctx, *arrays), [a for a in args if isinstance(a, MyTensor)])
+
+        def _backward():
+            grads = cls.backward(ctx, out.grad)
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+            for a, g in zip(args, grads):  # noqa: B905 - the student's zip
+                if g is None or not isinstance(a, MyTensor):
+                    continue
+                assert g.shape == a.shape
+                a.grad += g
+
+        out._backward = _backward
+        return out
+
+
+class NoneDropped(MyFunction):
+    # the review's apply: the Nones are dropped, and what is left is paired with the tensors
+    @classmethod
+    def apply(cls, *args):
+        ctx = Context()
+        arrays = [a.data if isinstance(a, MyTensor) else a for a in args]
+        ts = [a for a in args if isinstance(a, MyTensor)]
+        out = MyTensor(cls.forward(ctx, *arrays), ts, cls.__name__)
+
+        def _backward():
+            grads = cls.backward(ctx, out.grad)
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+            grads = [g for g in grads if g is not None]
+            for a, g in zip(ts, grads):  # noqa: B905 - the student's zip
+                if np.shape(g) != a.shape:
+                    raise ValueError(f"{cls.__name__} {np.shape(g)} {a.shape}")
+                a.grad += g
+
+        out._backward = _backward
+        return out
+
+
 FUNCTION = "06.function"
 
 
@@ -646,6 +724,8 @@ EXAMPLES += [
     applying("bare rows", bare=True, checked=False, also=("no refusal",)),
     applying("bare iterated", bare=True),
     applying("no refusal", checked=False),
+    Example(FUNCTION, "None dropped", {"MyFunction": NoneDropped}),
+    Example(FUNCTION, "bare assert", {"MyFunction": BareAssert}),
 ]
 
 

@@ -98,6 +98,23 @@ def _n(dz2=None, hidden=None, axis=1):
     return answer
 
 
+def _pre_activation_for_w2(X, labels, W1, b1, W2, b2):
+    # the review's: the output layer's weights given the ReLU's input
+    Z1 = X @ W1 + b1
+    A1 = np.maximum(Z1, 0)
+    dlog = softmax_cross_entropy_backward(A1 @ W2 + b2, labels)
+    dZ1 = (dlog @ W2.T) * (Z1 > 0)
+    return X.T @ dZ1, dZ1.sum(0), Z1.T @ dlog, dlog.sum(0)
+
+
+def _tanh_network(X, labels, W1, b1, W2, b2):
+    # the review's: a tanh hidden layer where the exercise's network has a ReLU
+    A1 = np.tanh(X @ W1 + b1)
+    dlog = softmax_cross_entropy_backward(A1 @ W2 + b2, labels)
+    dZ1 = (dlog @ W2.T) * (1 - A1**2)
+    return X.T @ dZ1, dZ1.sum(0), A1.T @ dlog, dlog.sum(0)
+
+
 def _loss(z, labels):
     top = z.real.max(axis=1, keepdims=True)
     return np.mean(np.log(np.exp(z - top).sum(axis=1)) + top[:, 0] - z[np.arange(len(z)), labels])
@@ -220,6 +237,9 @@ EXAMPLES = [
         "averaged over the batch",
         _l(lambda X, W, Z, dA, dZ: (dZ @ W.T, X.T @ dZ / len(X), dZ.mean(0))),
     ),
+    # the review's: the bias's shares averaged; the gate taken from X
+    one(LAYER, "bias averaged", _l(lambda X, W, Z, dA, dZ: (dZ @ W.T, X.T @ dZ, dZ.mean(axis=0)))),
+    one(LAYER, "gate on X", lambda X, W, b, dA: ((dA @ W.T) * (X > 0), X.T @ dA, dA.sum(axis=0))),
     one(LAYER, "first row for db", _l(lambda X, W, Z, dA, dZ: (dZ @ W.T, X.T @ dZ, dZ[0]))),
     one(
         LAYER,
@@ -243,6 +263,8 @@ EXAMPLES = [
         label="db kept 2-D",
     ),
     one(NETWORK, "summed", _n(lambda p, y, n: p - y)),
+    one(NETWORK, "pre-activation for W2", _pre_activation_for_w2),
+    one(NETWORK, "tanh hidden layer", _tanh_network),
     one(NETWORK, "sign", _n(lambda p, y, n: (y - p) / n)),
     one(NETWORK, "softmax alone", _n(lambda p, y, n: p / n)),
     one(

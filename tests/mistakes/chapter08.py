@@ -101,6 +101,23 @@ CORRECT = {"named_parameters": named_parameters, "freeze": freeze, "MySGD": MySG
 # --- the walk ---------------------------------------------------------------------------
 
 
+def no_prefix(module):
+    # the review's: each parameter under its own name, the path down to it left off
+    out, seen = [], set()
+
+    def walk(m):
+        for name, p in m._parameters.items():
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            out.append((name, p))
+        for _, c in m.named_children():
+            walk(c)
+
+    walk(module)
+    return out
+
+
 def no_recursion(module):
     return list(module._parameters.items())
 
@@ -207,6 +224,7 @@ EXAMPLES = [
     one(WALK, "frozen left out", only_trainable),
     one(WALK, "order", children_first),
     one(WALK, "leading dot", leading_dot),
+    one(WALK, "no prefix", no_prefix),
     one(WALK, None, lambda module: [n for n, _ in named_parameters(module)], label="names only"),
     one(FREEZE, "module attribute", attribute_only),
     one(FREEZE, "name prefix", by_prefix),
@@ -334,7 +352,95 @@ class PaperAdamEpsInside(PaperAdam):
 
 SGD, ADAM = "08.sgd_momentum", "08.adam"
 
+
+class GradientSubtracted(optim.Optimizer):
+    # the review's: the velocity starts at g, then takes each new gradient away
+    def __init__(self, params, lr=0.01, momentum=0.9):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+
+    @no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                g = p.grad.data
+                st["b"] = g.copy() if "b" not in st else group["momentum"] * st["b"] - g
+                p.data -= group["lr"] * st["b"]
+
+
+class PerShape(optim.Optimizer):
+    # the review's: one velocity for all the parameters of a shape
+    def __init__(self, params, lr=0.01, momentum=0.9):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+        self.buf = {}
+
+    @no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                key = p.data.shape
+                g = p.grad.data
+                self.buf[key] = (
+                    g.copy() if key not in self.buf else group["momentum"] * self.buf[key] + g
+                )
+                p.data -= group["lr"] * self.buf[key]
+
+
+class LrCached(optim.Optimizer):
+    # the review's: each group's lr read once, in __init__
+    def __init__(self, params, lr=0.01, momentum=0.9):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+        self.lr0 = [g["lr"] for g in self.param_groups]
+
+    @no_grad()
+    def step(self):
+        for group, lr in zip(self.param_groups, self.lr0, strict=True):
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                g = p.grad.data
+                st["b"] = g.copy() if "b" not in st else group["momentum"] * st["b"] + g
+                p.data -= lr * st["b"]
+
+
+def review_adam(swap=False, size=False):
+    """The review's Adam: betas unpacked the wrong way round, or v from |g| with no root."""
+
+    class Adam(optim.Optimizer):
+        def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+            super().__init__(params, dict(lr=lr, betas=betas, eps=eps))
+
+        @no_grad()
+        def step(self):
+            for group in self.param_groups:
+                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+                b1, b2 = (b2, b1) if swap else (b1, b2)
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = p.grad.data
+                    st = self.state[p]
+                    st["t"] = st.get("t", 0) + 1
+                    st["m"] = b1 * st.get("m", 0) + (1 - b1) * g
+                    st["v"] = b2 * st.get("v", 0) + (1 - b2) * (np.abs(g) if size else g * g)
+                    mh = st["m"] / (1 - b1 ** st["t"])
+                    vh = st["v"] / (1 - b2 ** st["t"])
+                    p.data -= lr * mh / ((vh if size else np.sqrt(vh)) + eps)
+
+    return Adam
+
+
 EXAMPLES += [
+    Example(SGD, "gradient subtracted", {"MySGD": GradientSubtracted}),
+    Example(SGD, "one velocity", {"MySGD": PerShape}, label="one per shape"),
+    Example(SGD, "lr fixed", {"MySGD": LrCached}, label="each group's, cached"),
+    Example(ADAM, "betas swapped", {"MyAdam": review_adam(swap=True)}),
+    Example(ADAM, "size, no root", {"MyAdam": review_adam(size=True)}),
     *(
         Example(SGD, name, {"MySGD": sgd_variant(change)}, label=change)
         for change, name in [

@@ -62,6 +62,12 @@ def _with_replacement(n, batch_size, rng):
     return [rows[k : k + batch_size] for k in range(0, n, batch_size)]
 
 
+def _batch_order_only(n, bs, rng):
+    # the review's: batches of neighbouring rows, only their order drawn from rng
+    b = [np.arange(i, min(i + bs, n)) for i in range(0, n, bs)]
+    return [b[k] for k in rng.permutation(len(b))]
+
+
 def _global_generator(n, batch_size, rng):
     order = np.random.permutation(n)  # numpy's global generator, not rng
     return [order[k : k + batch_size] for k in range(0, n, batch_size)]
@@ -83,6 +89,44 @@ def _fixed_lr(X, y):
         for _ in range(2000):
             beta -= 1.0 * 2.0 / len(X) * X.T @ (X @ beta - y)
     return beta
+
+
+def _one_rate(lr, steps=500):
+    """The review's descent with one learning rate for every data set and no scaling."""
+
+    def fit_linear(X, y):
+        y = np.asarray(y, float).reshape(-1)
+        b = np.zeros(X.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _ in range(steps):
+                b -= lr * 2 / len(X) * X.T @ (X @ b - y)
+        return b
+
+    return fit_linear
+
+
+def _standardised(X, y, steps=300):
+    # features scaled to one size first: then a single learning rate suits every data set
+    y = np.asarray(y, float).reshape(-1)
+    s = X.std(axis=0)
+    Xs = X / s
+    b = np.zeros(X.shape[1])
+    for _ in range(steps):
+        b = b - 0.2 * 2 / len(X) * Xs.T @ (Xs @ b - y)
+    return b / s
+
+
+def _column_y(X, y, steps=500):
+    # the review's: y used as it came, a column (n, 1) when given so
+    X = np.asarray(X, float)
+    n, m = X.shape
+    s = np.sqrt((X**2).mean(axis=0))
+    Xs = X / s
+    lr = 1.0 / np.linalg.eigvalsh(2 / n * Xs.T @ Xs).max()
+    b = np.zeros(m)
+    for _ in range(steps):
+        b -= lr * (2 / n) * Xs.T @ (Xs @ b - y)
+    return b / s
 
 
 def _scaled_in_place(X, y):
@@ -129,9 +173,15 @@ EXAMPLES = [
         lambda n, b, rng: minibatch_indices(n, b, np.random.default_rng(0)),
     ),
     one(BATCHES, "not from rng", _global_generator),
+    one(BATCHES, "batches shuffled", _batch_order_only),
     one(LINEAR, "β as a column", _broadcasts, seeds=2),
-    one(LINEAR, "diverged", _fixed_lr, seeds=3),
+    one(LINEAR, "diverged", _fixed_lr, seeds=3, also=("stopped short",)),
     one(LINEAR, "in place", _scaled_in_place, seeds=3),
+    one(LINEAR, "y as a column", _column_y, seeds=2),
+    # one learning rate, no scaling: it diverges on features tens long (lr 0.1, the review's),
+    # and, small enough not to, barely moves on features a few hundredths long
+    one(LINEAR, "diverged", _one_rate(0.1), seeds=3, label="lr 0.1", also=("stopped short",)),
+    one(LINEAR, "stopped short", _one_rate(1e-3, steps=20000), seeds=3, label="lr 1e-3"),
     one(
         TRAIN,
         "never cleared",
@@ -143,3 +193,5 @@ EXAMPLES = [
     one(TRAIN, "blew up", lambda x, y, s: train_model(x, y, s, epochs=3, lr=1e4), seeds=1),
     one(TRAIN, "unseeded", _unseeded, seeds=1),
 ]
+
+RIGHT = [one(LINEAR, None, _standardised, label="standardised, one rate")]

@@ -139,9 +139,22 @@ def _unseeded(X, labels, seed):
     return train_classifier(X, labels, int(np.random.default_rng().integers(1000)))
 
 
+def _by_the_engine(logits, labels, weight):
+    # the review's: the engine's backward, which records nothing while this is graded
+    from micrograd_edu import cross_entropy
+
+    z = Tensor(np.asarray(logits, float), requires_grad=True)
+    cross_entropy(z, labels, weight=weight).backward()
+    return z.grad.data if hasattr(z.grad, "data") else z.grad
+
+
 EXAMPLES = [
+    one(BACKWARD, "engine asked", _by_the_engine, seeds=2),
     one(BACKWARD, "summed", _b(lambda p, y, rw, w, n: n * rw * (p - y) / rw.sum())),
     one(BACKWARD, "unweighted", _b(lambda p, y, rw, w, n: (p - y) / n)),
+    # the review's: divided by all the class weights; the weight on the label's term alone
+    one(BACKWARD, "over the class weights", _b(lambda p, y, rw, w, n: rw * (p - y) / w.sum())),
+    one(BACKWARD, "label's term weighted", _b(lambda p, y, rw, w, n: (p - rw * y) / rw.sum())),
     one(BACKWARD, "over the rows", _b(lambda p, y, rw, w, n: rw * (p - y) / n)),
     one(BACKWARD, "weights by column", _b(lambda p, y, rw, w, n: w * (p - y) / rw.sum())),
     one(BACKWARD, "softmax alone", _b(lambda p, y, rw, w, n: rw * p / rw.sum())),

@@ -108,6 +108,15 @@ def _functions(base: type, seen: dict) -> dict[str, type]:
         (k,) = ctx.saved_tensors
         return grad * k, None  # k is a number: no gradient
 
+    def gate_forward(ctx: Any, x: Any, y: Any) -> Any:
+        handed(x, y)
+        ctx.save_for_backward(x)
+        return x * y
+
+    def gate_backward(ctx: Any, grad: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return None, grad * x  # x is a tensor that gets no gradient, as PyTorch allows
+
     def rows_forward(ctx: Any, x: Any) -> Any:
         handed(x)
         return x * 1.0
@@ -120,6 +129,7 @@ def _functions(base: type, seen: dict) -> dict[str, type]:
         "Square": (square_forward, square_backward),
         "Scale": (scale_forward, scale_backward),
         "RowSums": (rows_forward, rows_backward),
+        "Gate": (gate_forward, gate_backward),
     }
     return {
         name: type(name, (base,), {"forward": staticmethod(f), "backward": staticmethod(b)})
@@ -133,6 +143,7 @@ _APPLIED: dict[str, Callable[[dict, list, dict], Any]] = {
     "square_square": lambda fn, t, p: fn["Square"].apply(fn["Square"].apply(t[0])),
     "scale": lambda fn, t, p: fn["Scale"].apply(t[0], p["k"]),
     "rows": lambda fn, t, p: fn["RowSums"].apply(t[0]),
+    "gate": lambda fn, t, p: fn["Gate"].apply(t[0], t[1]),
 }
 
 
