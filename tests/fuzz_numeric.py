@@ -11,8 +11,9 @@ nudge added to that intermediate. Second derivatives are differences of differen
 
 Some combinations are not modelled: hooks with a second-order stage, hooks on intermediates
 or retained gradients with ``inputs=`` or ``autograd.grad`` (which tensors such a pass visits
-is the engine's choice), and casts to float32 and back (differences of rounded values mean
-nothing). :func:`numeric_outcome` returns None for them.
+is the engine's choice), casts to float32 and back (differences of rounded values mean
+nothing), and a gradient retained or hooked on ``x.contiguous()``, which is ``x`` itself.
+:func:`numeric_outcome` returns None for them.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ class Forward:
     def __init__(self, p: Program) -> None:
         self.p = p
         self.affine: dict[str, tuple[float, float]] = {}  # a tensor's hooks, composed
+        reached = live(p)  # a hook runs only where a gradient arrives (its shift is no term else)
         for hook in p.hooks:
-            if hook.scale is not None:
+            if hook.scale is not None and hook.target in reached:
                 c, d = self.affine.get(hook.target, (1.0, 0.0))
                 self.affine[hook.target] = (c * hook.scale, d * hook.scale + hook.shift)
 
@@ -92,6 +94,11 @@ def numeric_outcome(p: Program) -> dict | None:
     if (inner and kinds & {"inputs", "grad", "second"}) or (p.hooks and "second" in kinds):
         return None
     if any(node.rounds for node in p.body):
+        return None
+    # x.contiguous() of a contiguous x is x itself, as in PyTorch: a gradient retained or
+    # hooked there is its input's whole gradient, not a nudge's
+    itself = {node.name for node in p.body if node.expr == "{0}.contiguous()"}
+    if itself & ({*p.retained} | {h.target for h in p.hooks}):
         return None
     forward = Forward(p)
     xs = grad_leaves(p)
