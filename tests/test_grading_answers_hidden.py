@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from micrograd_edu.course.cli import main
-from micrograd_edu.grading import view
+from micrograd_edu.grading import batch, chapter, view
 from micrograd_edu.grading.notebook import dumps, read_notebook
 from micrograd_edu.grading.stubbed import stub_source
 
@@ -285,15 +285,18 @@ def test_the_package_optimisers_stay_withheld_through_reload_and_files(sandboxed
     assert float(row["score"]) == 3, row  # its walk and its freeze are the solution's
 
 
-def test_without_the_sandbox_the_reloaded_optimisers_do_answer(tmp_path):
-    """The control: unsandboxed, a reloaded optim module brings the steps back."""
+def test_even_without_the_sandbox_the_optimisers_stay_withheld(tmp_path):
+    """Unsandboxed too: the optimisers' modules are withheld whole, every function of
+    theirs disabled in place, so the package's classes the attack reaches first raise
+    (a reloaded module brought the steps back when only names were withheld)."""
     path = _borrowing_optimisers(tmp_path / "o.ipynb")
-    out = tmp_path / "gradebook.csv"
-    argv = ["grade", str(path), "--csv", str(out), "--no-sandbox", "--chapter", "08"]
-    assert main(argv) == 0
-    with open(out, newline="") as f:
-        row = next(csv.DictReader(f))
-    assert float(row["08.sgd_momentum"]) == float(row["08.adam"]) == 3, row
+    row = batch.grade_submission(path, chapter("08"), "seed", batch.Limits(isolation="none"))
+    scores = {r.id: r.score for r in row.results}
+    assert scores["08.sgd_momentum"] == scores["08.adam"] == 0, row
+    reasons = [
+        c.reason for r in row.results for c in r.checks if r.id in ("08.sgd_momentum", "08.adam")
+    ]
+    assert any("is withheld while grading" in reason for reason in reasons), reasons
 
 
 def test_without_the_sandbox_the_same_notebook_does_borrow_the_walk(tmp_path):
