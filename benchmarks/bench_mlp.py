@@ -87,7 +87,7 @@ def numpy_adam(params, grads, m, v, t):
 
 def run_numpy(batches) -> list[float]:
     """The baseline: forward, backward and Adam written out by hand in numpy."""
-    params = [p.data.copy() for p in deep_relu_net().parameters()]
+    params = [p.detach().numpy().copy() for p in deep_relu_net().parameters()]
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     losses = []
@@ -117,7 +117,7 @@ def forward_backward_ours(batches, frozen: bool = False) -> None:
 
 
 def forward_backward_numpy(batches) -> None:
-    params = [p.data for p in deep_relu_net().parameters()]
+    params = [p.detach().numpy() for p in deep_relu_net().parameters()]
     for xb, yb in batches:
         numpy_forward_backward(params[0::2], params[1::2], xb, yb)
 
@@ -125,14 +125,14 @@ def forward_backward_numpy(batches) -> None:
 def adam_ours(steps: int) -> None:
     net = deep_relu_net()
     for p in net.parameters():
-        p.grad = np.ones_like(p.data)
+        p.grad = np.ones_like(p.detach().numpy())
     opt = optim.Adam(net.parameters(), lr=LR)
     for _ in range(steps):
         opt.step()
 
 
 def adam_numpy(steps: int) -> None:
-    params = [p.data for p in deep_relu_net().parameters()]
+    params = [p.detach().numpy() for p in deep_relu_net().parameters()]
     grads = [np.ones_like(p) for p in params]
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
