@@ -1245,8 +1245,10 @@ def _judge_fit(case: Case, seen: dict, xs: list[float], ys: list[float], which: 
 
 def _reports(seen: dict) -> list[list[float]]:
     """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data², Σ Δdata ·
-    grad since the call before, Σ |Δdata| since then, how many leaves]."""
-    return [r for r in seen.get("requests") or [] if as_floats(r, 7) is not None]
+    grad since the call before, Σ |Δdata| since then, how many leaves, the learning rate
+    that explains the moves since then, how far the moves are from it (runners/chapter04.py,
+    _fit_rate)]."""
+    return [r for r in seen.get("requests") or [] if as_floats(r, 9) is not None]
 
 
 def _training(seen: dict) -> list[list[float]]:
@@ -1288,7 +1290,43 @@ def _judge_trained(case: Case, seen: dict) -> str | None:
             f"{against} times against the gradient and {along} times along it: gradient "
             f"descent takes more than {_STEPS} steps, each against the gradient"
         )
-    return _judge_fit(case, seen, case["xs"], case["ys"], "training")
+    return _descended(seen) or _judge_fit(case, seen, case["xs"], case["ys"], "training")
+
+
+_OFF = 1e-6  # how far from -lr·p.grad a step may move (rounding, where lr·p.grad is tiny)
+_FALL = 4  # how many times lower the loss ends than it starts, at the least
+
+
+def _descended(seen: dict) -> str | None:
+    """Why the training was not gradient descent driven by backward, or None: every step
+    moved the parameters by -lr·p.grad, p.grad as backward left it, with one lr for every
+    parameter and step, and the loss fell by a factor _FALL over the steps (the first and
+    last tenth's mean: a start already as good as the end is a fit made some other way)."""
+    training = _training(seen)
+    tenth = max(1, len(training) // 10)
+    start, end = (sum(r[0] for r in part) / tenth for part in (training[:tenth], training[-tenth:]))
+    if not end * _FALL <= start:
+        return (
+            f"the loss went from {start:.3g} to {end:.3g} (the mean of the first and last "
+            f"{tenth} calls of backward): gradient descent from the network's first "
+            f"parameters brings it down {_FALL} times at the least; the network must be the "
+            "one the steps reached, not one fitted before them"
+        )
+    moves = [(k, r) for k, r in enumerate(training) if k and r[5] > 0]
+    for k, r in moves:
+        if not r[8] <= _OFF:
+            return (
+                f"step {k} moved the parameters {r[8]:.2g} of the way off -lr·p.grad (for the "
+                "lr that fits best): each step of gradient descent moves every parameter p by "
+                "-lr·p.grad, with p.grad as backward(loss) left it"
+            )
+    rates = [r[7] for _, r in moves]
+    if rates and not max(rates) - min(rates) <= _OFF * max(abs(x) for x in rates):
+        return (
+            f"the learning rate went from {min(rates):.3g} to {max(rates):.3g} over the steps: "
+            "gradient descent takes every step with one learning rate"
+        )
+    return None
 
 
 def _judge_new(case: Case, seen: dict) -> str | None:

@@ -378,6 +378,87 @@ def least_squares_then_backward(xs, ys, hidden=8):
     return params
 
 
+def _network_loss(w, b, v, c, xs, ys, value):
+    loss = value(0.0)
+    for x, y in zip(xs, ys, strict=True):
+        out = c + sum((vj * (wj * x + bj).tanh() for wj, bj, vj in zip(w, b, v, strict=True)))
+        loss = loss + (out - y) ** 2
+    return loss * (1.0 / len(xs))
+
+
+def least_squares_then_tiny_steps(xs, ys, hidden=8):
+    """The second review's gaming: least squares on tanh features, then 200 real steps of
+    backward on the fitted network's loss with lr 1e-12: descent in name only."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w = [value(rng.gauss(0, 1)) for _ in range(hidden)]
+    b = [value(rng.gauss(0, 1)) for _ in range(hidden)]
+    features = [
+        [math.tanh(wj.data * x + bj.data) for wj, bj in zip(w, b, strict=True)] + [1.0] for x in xs
+    ]
+    solution = np.linalg.lstsq(np.array(features), np.array(ys), rcond=None)[0]
+    v, c = [value(s) for s in solution[:hidden]], value(solution[hidden])
+    for _ in range(200):
+        backward(_network_loss(w, b, v, c, xs, ys, value))
+        for p in [*w, *b, *v, c]:
+            p.data -= 1e-12 * p.grad
+            p.grad = 0.0
+    return [w, b, v, c]
+
+
+def finite_difference_descent(xs, ys, hidden=8, steps=200, lr=0.1):
+    """The second review's gaming: each step calls backward on the loss for show, then
+    moves by central differences of a float loss."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w, b, v = ([value(rng.gauss(0, 1)) for _ in range(hidden)] for _ in range(3))
+    c = value(0.0)
+    params = [*w, *b, *v, c]
+
+    def plain_loss():
+        return sum(
+            (
+                c.data
+                + sum(
+                    vj.data * math.tanh(wj.data * x + bj.data)
+                    for wj, bj, vj in zip(w, b, v, strict=True)
+                )
+                - y
+            )
+            ** 2
+            for x, y in zip(xs, ys, strict=True)
+        ) / len(xs)
+
+    for _ in range(steps):
+        backward(_network_loss(w, b, v, c, xs, ys, value))
+        slopes = []
+        for p in params:
+            o = p.data
+            p.data = o + 1e-5
+            up = plain_loss()
+            p.data = o - 1e-5
+            down = plain_loss()
+            p.data = o
+            slopes.append((up - down) / 2e-5)
+        for p, slope in zip(params, slopes, strict=True):
+            p.data -= lr * slope
+            p.grad = 0.0
+    return [w, b, v, c]
+
+
+def stochastic_descent(xs, ys, hidden=8, epochs=40, lr=0.05):
+    """Right: gradient descent on one point at a time, the parameters updated in place."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w, b = ([value(rng.gauss(0, 1)) for _ in range(hidden)] for _ in range(2))
+    v = [value(rng.gauss(0, hidden**-0.5)) for _ in range(hidden)]
+    c = value(0.0)
+    for _ in range(epochs):
+        for x, y in zip(xs, ys, strict=True):
+            backward(_network_loss(w, b, v, c, [x], [y], value))
+            for p in [*w, *b, *v, c]:
+                p.data -= lr * p.grad
+                p.grad = 0.0
+    return [w, b, v, c]
+
+
 def linear_network(xs, ys, steps=200, lr=0.1, hidden=8):
     """The review's network without its tanh: the loss overflows and train raises."""
     value, rng = CORRECT["MyValue"], random.Random(0)
@@ -483,6 +564,20 @@ EXAMPLES = [
         label="least squares, backward without steps",
         seeds=1,
     ),
+    one(
+        TRAIN,
+        None,
+        {"train": least_squares_then_tiny_steps},
+        label="least squares, steps of lr 1e-12",
+        seeds=1,
+    ),
+    one(
+        TRAIN,
+        None,
+        {"train": finite_difference_descent},
+        label="finite differences, backward for show",
+        seeds=1,
+    ),
 ]
 
 SLOW = {TRAIN}  # graded on one seed where a test grades the right answers on several
@@ -496,4 +591,5 @@ RIGHT = [
         label="new parameters each step",
         seeds=1,
     ),
+    one(TRAIN, None, {"train": stochastic_descent}, label="one point a step", seeds=1),
 ]
