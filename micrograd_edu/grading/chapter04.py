@@ -421,6 +421,9 @@ def _off(what: str, got: float, want: float) -> str:
         return f"{what} is {got}"
     if want != 0 and got != 0 and abs(got / want - 1) > 1e-6:
         return f"{what} is {ratio(got, want)} times the right value"
+    if want != 0 and got != want:
+        digits = int(-math.log10(abs(got / want - 1)))
+        return f"{what} agrees with the right value to {digits} digits only"
     return f"{what} is off by {abs(got - want):.2g}"
 
 
@@ -448,12 +451,31 @@ def _judge_value(case: Case, seen: dict) -> str | None:
     )
 
 
+# A local derivative from its formula is right to the last few bits; a difference
+# quotient, however small its h, keeps 10 or 11 digits at best (rounding over h).
+_EXACT = 1e-12
+
+
+def _approximated(case: Case, seen: dict) -> bool:
+    """The local derivative is right to between 4 and 12 digits: a difference quotient."""
+    local, want = as_float(seen.get("local")), _SLOPE[case["op"]](case["a"], case.get("k"))
+    return local is not None and close(local, want, 1e-4, 1e-9)
+
+
+_APPROXIMATION = Mistake(
+    _approximated,
+    "right to many digits but not all of them: an approximation (a difference quotient?), "
+    "where the derivative's own formula gives the local derivative exactly",
+    name="approximation",
+)
+
+
 def _judge_local(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "local")
     if problem:
         return problem
     want = _SLOPE[case["op"]](case["a"], case.get("k"))
-    if close(got[0], want, 1e-9, 1e-12):
+    if close(got[0], want, _EXACT, 1e-15):
         return None
     where = f"for {_where(case)}, a.grad after out._backward() with out.grad = 1"
     return f"{where} is still 0" if got[0] == 0.0 else _off(where, got[0], want)
@@ -638,6 +660,7 @@ _POW_LOCAL = (
         "a.grad equals the power itself: that is exp's slope, not a power's",
         name="itself",
     ),
+    _APPROXIMATION,
 )
 
 POW = register(
@@ -701,6 +724,7 @@ EXP = register(
                     "a.grad is 1, as for addition: exp is curved, its slope changes with a",
                     name="one",
                 ),
+                _APPROXIMATION,
             ),
             low=0.1,
             high=2.0,

@@ -163,12 +163,19 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
                 "no_factor": lambda: a ** (k - 1),
                 "itself": lambda: a**k,
                 "divides": lambda: k * a**k / a,  # right, except that it divides by a
+                # the second review's: a central difference, h = 1e-6
+                "differences": lambda: ((a + 1e-6) ** k - (a - 1e-6) ** k) / 2e-6,
             }
             return self._unary(pow, a**k, slope, wrong)
 
         def exp(self):
             a = self.data
-            wrong = {"input": lambda: a, "a_times": lambda: a * math.exp(a), "one": lambda: 1.0}
+            wrong = {
+                "input": lambda: a,
+                "a_times": lambda: a * math.exp(a),
+                "one": lambda: 1.0,
+                "differences": lambda: (math.exp(a + 1e-6) - math.exp(a - 1e-6)) / 2e-6,
+            }
             return self._unary(exp, math.exp(a), math.exp(a), wrong)
 
         def relu(self):
@@ -519,6 +526,8 @@ EXAMPLES = [
     one(POW, "itself", value_with(pow="itself")),
     one(POW, "divides by a", value_with(pow="divides")),
     one(POW, "composed", value_with(pow="composed")),
+    one(POW, "approximation", value_with(pow="differences")),
+    one(EXP, "approximation", value_with(exp="differences")),
     one(EXP, "input", value_with(exp="input")),
     one(EXP, "a times", value_with(exp="a_times")),
     one(EXP, "one", value_with(exp="one")),
