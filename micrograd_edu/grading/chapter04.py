@@ -848,11 +848,17 @@ def _with_a_number(
     return {"leaves": [a], "steps": [[op, 0, c]], "text": text, HELD: [slope]}
 
 
-def _difference(rng: random.Random) -> Case:
+def _negation(rng: random.Random) -> Case:
+    return {"leaves": [_number(rng)], "steps": [["neg", 0]], "text": "-a", HELD: [-1.0]}
+
+
+def _subtraction(rng: random.Random) -> Case:
     a, b = _number(rng), _number(rng)
-    if rng.random() < 0.5:
-        return {"leaves": [a], "steps": [["neg", 0]], "text": "-a", HELD: [-1.0]}
     return {"leaves": [a, b], "steps": [["sub", 0, 1]], "text": "a - b", HELD: [1.0, -1.0]}
+
+
+def _difference(rng: random.Random) -> Case:
+    return _negation(rng) if rng.random() < 0.5 else _subtraction(rng)
 
 
 def _shared(rng: random.Random) -> Case:
@@ -981,9 +987,10 @@ DIV = register(
             Check(
                 "built from +, * and **: no backward rule of its own",
                 "",
-                lambda rng: [
+                lambda rng: [  # every operation, each a case: one wrong earns nothing
                     _quotient(rng),
-                    _difference(rng),
+                    _negation(rng),
+                    _subtraction(rng),
                     _with_a_number(rng, ("rdiv",)),
                     _with_a_number(rng, ("rsub",)),
                 ],

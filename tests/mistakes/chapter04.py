@@ -198,6 +198,16 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
         def __sub__(self, other):
             if div == "todo":
                 raise NotImplementedError()
+            if div == "own_sub":  # the second review's: a rule of its own, other's sign wrong
+                other = other if isinstance(other, MyValue) else MyValue(other)
+                out = MyValue(self.data - other.data, (self, other), "sub")
+
+                def _backward():
+                    self.grad += out.grad
+                    other.grad += out.grad
+
+                out._backward = _backward
+                return out
             return self + (-other)
 
         def __rsub__(self, other):
@@ -535,6 +545,7 @@ EXAMPLES = [
     one(RELU, "at zero", value_with(relu="at_zero")),
     one(RELU, "slope one", value_with(relu="always")),
     one(DIV, "own rule", value_with(div="own_rule")),
+    one(DIV, None, value_with(div="own_sub"), label="own rule for a - b, wrong sign"),
     one(DIV, "swapped", value_with(div="swapped")),
     one(DIV, "cut by negation", value_with(div="cut")),
     one(BACKWARD, "stale", {"backward": lecture_backward}),
