@@ -120,3 +120,12 @@ def test_a_wrong_rule_of_its_own_earns_nothing_for_being_built_from_the_others(s
     result = grade("04.div", {"MyValue": make_value_class(div="own_sub")}, seed)
     built = next(c for c in result.checks if c.name.startswith("built from"))
     assert not built.passed and "for a - b" in built.reason
+
+
+@pytest.mark.parametrize("op", ["pow", "exp", "relu"])
+def test_a_node_cut_from_its_operand_earns_nothing(op):
+    # the second review's __pow__ with parents=() scored 1.8/2: its rule is right, but
+    # backward never runs it
+    result = grade(f"04.{op}", {"MyValue": make_value_class(**{op: "no_parents"})})
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    assert "backward(out) would never reach a" in result.checks[0].reason

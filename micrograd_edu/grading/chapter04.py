@@ -481,6 +481,17 @@ def _judge_local(case: Case, seen: dict) -> str | None:
     return f"{where} is still 0" if got[0] == 0.0 else _off(where, got[0], want)
 
 
+def _judge_linked_local(case: Case, seen: dict) -> str | None:
+    """The local derivative, in a node backward can reach a from: a rule in a node cut
+    from a (no parents) is never run by backward."""
+    if seen.get("linked") is False:
+        return (
+            f"for {_where(case)}, a is not among the nodes out was computed from (its "
+            "parents, and theirs): backward(out) would never reach a"
+        )
+    return _judge_local(case, seen)
+
+
 def _judge_scaled(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "local", "scaled")
     if problem:
@@ -542,12 +553,12 @@ _REPLACED = Mistake(
     "gradient, not replace what the first one put there",
     name="replaced",
 )
-_UNREACHED = Mistake(
-    lambda case, seen: seen["chain"] == 0.0,
+_REACH = (
     "backward reaches a node only through the parents of the nodes after it: which node "
-    "does out list as the one it was computed from?",
-    name="unreached",
+    "does out list as the one it was computed from?"
 )
+_UNREACHED = Mistake(lambda case, seen: seen["chain"] == 0.0, _REACH, name="unreached")
+_UNLINKED = Mistake(lambda case, seen: seen.get("linked") is False, _REACH, name="unreached")
 
 
 def _right(key: str, table: dict) -> Callable[[Case], dict]:
@@ -569,9 +580,9 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
             "",
             _unary_cases(op, **{**ranges, **chained}),
             _run_unary,
-            _judge_local,
+            _judge_linked_local,
             weight=2.0,
-            mistakes=(_NEVER_ADDED, *local_mistakes),
+            mistakes=(_NEVER_ADDED, _UNLINKED, *local_mistakes),
             right=_right("local", _SLOPE),
         ),
         Check(

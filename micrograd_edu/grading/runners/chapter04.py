@@ -247,7 +247,9 @@ def _run_unary(functions: dict, case: Case) -> dict:
         isinstance(getattr(p, "parents", None), tuple | list) and len(p.parents) > 0
         for p in parents
     )
-    seen = {"value": value, "local": local, "through": through}
+    # out's graph leads back to a (through its parents): else backward never reaches a
+    linked = any(leaf is x for leaf in _leaves(op(x)))
+    seen = {"value": value, "local": local, "through": through, "linked": linked}
     if "upstream" in case:
         seen["scaled"] = _probe(make, op, a, case["upstream"])[1]
     if case.get("twice"):
