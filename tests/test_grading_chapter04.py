@@ -111,3 +111,21 @@ def test_assigning_a_grad_instead_of_adding_costs_the_accumulation_points(op):
     result = grade(f"04.{op}", {"MyValue": make_value_class(**{op: "assign"})}, "seed0")
     assert result.score <= 0.6 * result.max_score + 1e-9, [(c.name, c.score) for c in result.checks]
     assert result.score > 0  # the local derivative and the value are right, and count
+
+
+@pytest.mark.parametrize("seed", ["seed0", "seed1", "seed2"])
+def test_a_wrong_rule_of_its_own_earns_nothing_for_being_built_from_the_others(seed):
+    # the second review's a - b with a _backward of its own and b's sign wrong: the check
+    # of being built from +, * and ** tests every operation, not -a or a - b by chance
+    result = grade("04.div", {"MyValue": make_value_class(div="own_sub")}, seed)
+    built = next(c for c in result.checks if c.name.startswith("built from"))
+    assert not built.passed and "for a - b" in built.reason
+
+
+@pytest.mark.parametrize("op", ["pow", "exp", "relu"])
+def test_a_node_cut_from_its_operand_earns_nothing(op):
+    # the second review's __pow__ with parents=() scored 1.8/2: its rule is right, but
+    # backward never runs it
+    result = grade(f"04.{op}", {"MyValue": make_value_class(**{op: "no_parents"})})
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    assert "backward(out) would never reach a" in result.checks[0].reason

@@ -295,7 +295,33 @@ _ONE_CENTRAL = (
     "that is a single central difference, with its h² error; combine the two steps so "
     "that error cancels"
 )
+_HALF_STEPS = {-1.0, -0.5, 0.5, 1.0}  # where central differences at h and h / 2 evaluate f
+
+
+def _other_steps(case: Case, seen: dict) -> bool:
+    """A value from f evaluated nowhere, or somewhere other than x ± h and x ± h / 2."""
+    return "value" in seen and not (_offsets(seen) and _offsets(seen) <= _HALF_STEPS)
+
+
+def _judge_half_steps(case: Case, seen: dict) -> str | None:
+    """The combination of central differences at h and h / 2: exact on a quartic, and
+    from f at x ± h and x ± h / 2 only (a step of its own, or an exact derivative, is
+    exact too, but not what the statement asks)."""
+    if _other_steps(case, seen):
+        where = sorted(_offsets(seen))
+        said = ", ".join(f"x {'+' if o >= 0 else '-'} {abs(o):g}h" for o in where) or "nowhere"
+        return f"for {_where(case)}, f was evaluated at {said}"
+    return _judge_exact(_quartic_derivative, "derivative")(case, seen)
+
+
 RICHARDSON_MISTAKES = (
+    Mistake(
+        _other_steps,
+        "your quotient evaluates f at points other than x ± h and x ± h/2: combine "
+        "central_difference(f, x, h) and central_difference(f, x, h / 2), with the h you "
+        "are given",
+        name="other steps",
+    ),
     Mistake(_quotient_is(central_quotient), _ONE_CENTRAL, name="single central"),
     Mistake(
         _quotient_is(lambda p, x, h: central_quotient(p, x, h / 2)),
@@ -493,7 +519,7 @@ RICHARDSON = register(
                 "",
                 _polynomial_cases(4),
                 _run_quotient("extrapolated_difference"),
-                _judge_exact(_quartic_derivative, "derivative"),
+                _judge_half_steps,
                 mistakes=RICHARDSON_MISTAKES,
                 right=_value_right(_quartic_derivative),
             ),

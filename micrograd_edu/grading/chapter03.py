@@ -76,15 +76,45 @@ def _judge_expression(case: Case, seen: dict) -> str | None:
         return f"{expr} has primal {found[0]} and tangent {found[1]}; expected two numbers"
     want = EXACT[expr](*_parts(case))
     for what, g, w in zip(("primal", "tangent"), got, want, strict=True):
-        if not close(g, w, 1e-10, 1e-10):
+        if not close(g, w, _EXACT, _EXACT):
             return f"wrong {what} for {expr} at {_shown(case)}{_how_far(g, w)}"
     return None
+
+
+# A rule from its formula is right to the last few bits; a difference quotient, however
+# small its h, keeps 10 or 11 digits at best (rounding over h).
+_EXACT = 1e-12
+
+
+def _approximated(case: Case, seen: dict) -> bool:
+    """The primal right and the tangent right to between 4 and 12 digits: a difference
+    quotient."""
+    got = _seen_pair(seen)
+    want = EXACT[case["expr"]](*_parts(case))
+    return (
+        got is not None
+        and close(got[0], want[0], _EXACT, _EXACT)
+        and close(got[1], want[1], 1e-4, 1e-9)
+        and not close(got[1], want[1], _EXACT, _EXACT)
+    )
+
+
+_APPROXIMATION = Mistake(
+    _approximated,
+    "right to many digits but not all of them: an approximation (a difference quotient?), "
+    "where the rule's formula, with ε² = 0, gives the tangent exactly",
+    name="approximation",
+)
 
 
 def _how_far(got: float, want: float) -> str:
     """What a wrong number is, next to the right one, without the right one."""
     if want != 0 and close(got, -want, 1e-10, 1e-10):
         return ": its sign is wrong"
+    if want != 0 and got != want and close(got, want, 1e-6):
+        return (
+            f": it agrees with the right one to {int(-math.log10(abs(got / want - 1)))} digits only"
+        )
     if want != 0 and got != 0:
         return f": it is {ratio(got, want)} times the right one"
     return ""
@@ -335,6 +365,7 @@ POWER = register(
                         "a number exponent, differentiate the power itself",
                         name="through log",
                     ),
+                    _APPROXIMATION,
                 ),
             ),
             Check(
@@ -369,6 +400,7 @@ POWER = register(
                         "Write c ** x as e ** (x log c): what does the chain rule bring down?",
                         name="no log c",
                     ),
+                    _APPROXIMATION,
                 ),
             ),
             Check(
@@ -389,6 +421,7 @@ POWER = register(
                         "the base is a dual too: its tangent changes the result as well",
                         name="base ignored",
                     ),
+                    _APPROXIMATION,
                 ),
             ),
             Check(
@@ -639,7 +672,7 @@ JACOBIAN = register(
                     *_JACOBIAN_MISTAKES,
                     Mistake(  # finite differences, right to 5 digits only
                         _jacobian_is(lambda j: j, 1e-5),
-                        "right to about 5 digits, not exactly: that is an approximation "
+                        "right to many digits but not all of them: an approximation "
                         "(finite differences?); one forward pass seeded with e_j gives column "
                         "j exactly",
                         name="approximation",

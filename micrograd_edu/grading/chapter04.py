@@ -421,6 +421,9 @@ def _off(what: str, got: float, want: float) -> str:
         return f"{what} is {got}"
     if want != 0 and got != 0 and abs(got / want - 1) > 1e-6:
         return f"{what} is {ratio(got, want)} times the right value"
+    if want != 0 and got != want:
+        digits = int(-math.log10(abs(got / want - 1)))
+        return f"{what} agrees with the right value to {digits} digits only"
     return f"{what} is off by {abs(got - want):.2g}"
 
 
@@ -448,15 +451,45 @@ def _judge_value(case: Case, seen: dict) -> str | None:
     )
 
 
+# A local derivative from its formula is right to the last few bits; a difference
+# quotient, however small its h, keeps 10 or 11 digits at best (rounding over h).
+_EXACT = 1e-12
+
+
+def _approximated(case: Case, seen: dict) -> bool:
+    """The local derivative is right to between 4 and 12 digits: a difference quotient."""
+    local, want = as_float(seen.get("local")), _SLOPE[case["op"]](case["a"], case.get("k"))
+    return local is not None and close(local, want, 1e-4, 1e-9)
+
+
+_APPROXIMATION = Mistake(
+    _approximated,
+    "right to many digits but not all of them: an approximation (a difference quotient?), "
+    "where the derivative's own formula gives the local derivative exactly",
+    name="approximation",
+)
+
+
 def _judge_local(case: Case, seen: dict) -> str | None:
     got, problem = _numbers(seen, "local")
     if problem:
         return problem
     want = _SLOPE[case["op"]](case["a"], case.get("k"))
-    if close(got[0], want, 1e-9, 1e-12):
+    if close(got[0], want, _EXACT, 1e-15):
         return None
     where = f"for {_where(case)}, a.grad after out._backward() with out.grad = 1"
     return f"{where} is still 0" if got[0] == 0.0 else _off(where, got[0], want)
+
+
+def _judge_linked_local(case: Case, seen: dict) -> str | None:
+    """The local derivative, in a node backward can reach a from: a rule in a node cut
+    from a (no parents) is never run by backward."""
+    if seen.get("linked") is False:
+        return (
+            f"for {_where(case)}, a is not among the nodes out was computed from (its "
+            "parents, and theirs): backward(out) would never reach a"
+        )
+    return _judge_local(case, seen)
 
 
 def _judge_scaled(case: Case, seen: dict) -> str | None:
@@ -520,12 +553,12 @@ _REPLACED = Mistake(
     "gradient, not replace what the first one put there",
     name="replaced",
 )
-_UNREACHED = Mistake(
-    lambda case, seen: seen["chain"] == 0.0,
+_REACH = (
     "backward reaches a node only through the parents of the nodes after it: which node "
-    "does out list as the one it was computed from?",
-    name="unreached",
+    "does out list as the one it was computed from?"
 )
+_UNREACHED = Mistake(lambda case, seen: seen["chain"] == 0.0, _REACH, name="unreached")
+_UNLINKED = Mistake(lambda case, seen: seen.get("linked") is False, _REACH, name="unreached")
 
 
 def _right(key: str, table: dict) -> Callable[[Case], dict]:
@@ -547,9 +580,9 @@ def _unary_checks(op: str, local_mistakes: tuple[Mistake, ...], **ranges: Any) -
             "",
             _unary_cases(op, **{**ranges, **chained}),
             _run_unary,
-            _judge_local,
+            _judge_linked_local,
             weight=2.0,
-            mistakes=(_NEVER_ADDED, *local_mistakes),
+            mistakes=(_NEVER_ADDED, _UNLINKED, *local_mistakes),
             right=_right("local", _SLOPE),
         ),
         Check(
@@ -638,6 +671,7 @@ _POW_LOCAL = (
         "a.grad equals the power itself: that is exp's slope, not a power's",
         name="itself",
     ),
+    _APPROXIMATION,
 )
 
 POW = register(
@@ -701,6 +735,7 @@ EXP = register(
                     "a.grad is 1, as for addition: exp is curved, its slope changes with a",
                     name="one",
                 ),
+                _APPROXIMATION,
             ),
             low=0.1,
             high=2.0,
@@ -824,11 +859,17 @@ def _with_a_number(
     return {"leaves": [a], "steps": [[op, 0, c]], "text": text, HELD: [slope]}
 
 
-def _difference(rng: random.Random) -> Case:
+def _negation(rng: random.Random) -> Case:
+    return {"leaves": [_number(rng)], "steps": [["neg", 0]], "text": "-a", HELD: [-1.0]}
+
+
+def _subtraction(rng: random.Random) -> Case:
     a, b = _number(rng), _number(rng)
-    if rng.random() < 0.5:
-        return {"leaves": [a], "steps": [["neg", 0]], "text": "-a", HELD: [-1.0]}
     return {"leaves": [a, b], "steps": [["sub", 0, 1]], "text": "a - b", HELD: [1.0, -1.0]}
+
+
+def _difference(rng: random.Random) -> Case:
+    return _negation(rng) if rng.random() < 0.5 else _subtraction(rng)
 
 
 def _shared(rng: random.Random) -> Case:
@@ -957,9 +998,10 @@ DIV = register(
             Check(
                 "built from +, * and **: no backward rule of its own",
                 "",
-                lambda rng: [
+                lambda rng: [  # every operation, each a case: one wrong earns nothing
                     _quotient(rng),
-                    _difference(rng),
+                    _negation(rng),
+                    _subtraction(rng),
                     _with_a_number(rng, ("rdiv",)),
                     _with_a_number(rng, ("rsub",)),
                 ],
@@ -1245,8 +1287,10 @@ def _judge_fit(case: Case, seen: dict, xs: list[float], ys: list[float], which: 
 
 def _reports(seen: dict) -> list[list[float]]:
     """What each backward call reported: [loss, Σ|grad| before, Σ data, Σ data², Σ Δdata ·
-    grad since the call before, Σ |Δdata| since then, how many leaves]."""
-    return [r for r in seen.get("requests") or [] if as_floats(r, 7) is not None]
+    grad since the call before, Σ |Δdata| since then, how many leaves, the learning rate
+    that explains the moves since then, how far the moves are from it (runners/chapter04.py,
+    _fit_rate)]."""
+    return [r for r in seen.get("requests") or [] if as_floats(r, 9) is not None]
 
 
 def _training(seen: dict) -> list[list[float]]:
@@ -1288,7 +1332,43 @@ def _judge_trained(case: Case, seen: dict) -> str | None:
             f"{against} times against the gradient and {along} times along it: gradient "
             f"descent takes more than {_STEPS} steps, each against the gradient"
         )
-    return _judge_fit(case, seen, case["xs"], case["ys"], "training")
+    return _descended(seen) or _judge_fit(case, seen, case["xs"], case["ys"], "training")
+
+
+_OFF = 1e-6  # how far from -lr·p.grad a step may move (rounding, where lr·p.grad is tiny)
+_FALL = 4  # how many times lower the loss ends than it starts, at the least
+
+
+def _descended(seen: dict) -> str | None:
+    """Why the training was not gradient descent driven by backward, or None: every step
+    moved the parameters by -lr·p.grad, p.grad as backward left it, with one lr for every
+    parameter and step, and the loss fell by a factor _FALL over the steps (the first and
+    last tenth's mean: a start already as good as the end is a fit made some other way)."""
+    training = _training(seen)
+    tenth = max(1, len(training) // 10)
+    start, end = (sum(r[0] for r in part) / tenth for part in (training[:tenth], training[-tenth:]))
+    if not end * _FALL <= start:
+        return (
+            f"the loss went from {start:.3g} to {end:.3g} (the mean of the first and last "
+            f"{tenth} calls of backward): gradient descent from the network's first "
+            f"parameters brings it down {_FALL} times at the least; the network must be the "
+            "one the steps reached, not one fitted before them"
+        )
+    moves = [(k, r) for k, r in enumerate(training) if k and r[5] > 0]
+    for k, r in moves:
+        if not r[8] <= _OFF:
+            return (
+                f"step {k} moved the parameters {r[8]:.2g} of the way off -lr·p.grad (for the "
+                "lr that fits best): each step of gradient descent moves every parameter p by "
+                "-lr·p.grad, with p.grad as backward(loss) left it"
+            )
+    rates = [r[7] for _, r in moves]
+    if rates and not max(rates) - min(rates) <= _OFF * max(abs(x) for x in rates):
+        return (
+            f"the learning rate went from {min(rates):.3g} to {max(rates):.3g} over the steps: "
+            "gradient descent takes every step with one learning rate"
+        )
+    return None
 
 
 def _judge_new(case: Case, seen: dict) -> str | None:

@@ -308,9 +308,12 @@ def _best(t: int, s: int) -> int:
 
 
 def _segment_cases(rng: random.Random) -> list[Case]:
-    """Steps of one and of several operations; and, for each whole number next to √(T/s),
-    a case where it is not the best (the peak jumps where T / k rounds up)."""
+    """Steps of one and of several operations; a few steps (the statement's "any T ≥ 1":
+    T = 1, 2, 3, 9 of one operation, and a short run of several); and, for each whole number
+    next to √(T/s), a case where it is not the best (the peak jumps where T / k rounds up)."""
     cases = [{"T": rng.randint(1_000, 200_000), "s": s} for s in (1, 3, rng.randint(20, 60))]
+    cases += [{"T": t, "s": 1} for t in (1, 2, 3, 9)]
+    cases.append({"T": rng.randint(4, 40), "s": rng.randint(2, 12)})
     for pick in (math.floor, math.ceil):
         while True:
             t, s = rng.randint(1_000, 200_000), rng.randint(1, 12)
@@ -328,7 +331,11 @@ def _length(seen: dict) -> int | None:
 def _judge_segment(case: Case, seen: dict) -> str | None:
     t, s, k = case["T"], case["s"], _length(seen)
     if k is None or not 1 <= k <= t:
-        return f"returned {describe(seen.get('k'))}; expected a whole number of steps, 1 to T"
+        got = k if k is not None else describe(seen.get("k"))
+        return (
+            f"returned {got} for T = {t} steps of {s} operations; expected a whole number "
+            "of steps, 1 to T"
+        )
     peak, best = _peak(t, s, k), _best(t, s)
     if peak == best:
         return None

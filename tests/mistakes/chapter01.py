@@ -45,6 +45,12 @@ def wide(f, x, h):
     return (central_difference(f, x + h, h) - central_difference(f, x - h, h)) / (2 * h)
 
 
+def forward_mode(f, x, h):  # the second review's, without its fallback
+    from micrograd_edu import Dual
+
+    return f(Dual(x, 1.0)).tangent
+
+
 def richardson(w1, w2, divide):
     return lambda f, x, h: (
         (w1 * central_difference(f, x, h) + w2 * central_difference(f, x, h / 2)) / divide
@@ -187,6 +193,22 @@ EXAMPLES = [
     one(RICHARDSON, "weights add up", richardson(-1, 4, 4), also=R1),
     one(RICHARDSON, "weights add up", richardson(-1, 4, 1), also=R1, label="not divided"),
     one(RICHARDSON, "sign", richardson(1, -4, 3), also=R1),
+    # the second review's: a step of its own (1e-5, h ignored), h / 4 for h / 2, and the
+    # package's exact forward mode (f takes numbers only while graded)
+    one(
+        RICHARDSON,
+        "other steps",
+        lambda f, x, h: (f(x + 1e-5) - f(x - 1e-5)) / 2e-5,
+        also=R1,
+        label="h ignored",
+    ),
+    one(
+        RICHARDSON,
+        "other steps",
+        lambda f, x, h: (16 * central_difference(f, x, h / 4) - central_difference(f, x, h)) / 15,
+        label="h / 4",
+    ),
+    one(RICHARDSON, None, forward_mode, label="forward mode"),
     one(  # a typo: x + 2h where x - h belongs, so the combination no longer cancels f'
         SECOND,
         "error ratio 0.5",

@@ -245,6 +245,19 @@ EXAMPLES = [
         ),
         POWER,
     ),
+    dual(  # the second review's: central differences, h = 1e-6, for both number cases
+        "approximation",
+        dual_variant(
+            __pow__=_power(lambda a, da, c: ((a + 1e-6) ** c - (a - 1e-6) ** c) / 2e-6 * da),
+            __rpow__=lambda self, other: type(self)(
+                other**self.primal,
+                (other ** (self.primal + 1e-6) - other ** (self.primal - 1e-6))
+                / 2e-6
+                * self.tangent,
+            ),
+        ),
+        POWER,
+    ),
     dual(
         "exponent ignored",
         dual_variant(__pow__=_dual_power(lambda a, da, b, db: b * a ** (b - 1) * da)),

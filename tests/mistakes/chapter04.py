@@ -163,12 +163,19 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
                 "no_factor": lambda: a ** (k - 1),
                 "itself": lambda: a**k,
                 "divides": lambda: k * a**k / a,  # right, except that it divides by a
+                # the second review's: a central difference, h = 1e-6
+                "differences": lambda: ((a + 1e-6) ** k - (a - 1e-6) ** k) / 2e-6,
             }
             return self._unary(pow, a**k, slope, wrong)
 
         def exp(self):
             a = self.data
-            wrong = {"input": lambda: a, "a_times": lambda: a * math.exp(a), "one": lambda: 1.0}
+            wrong = {
+                "input": lambda: a,
+                "a_times": lambda: a * math.exp(a),
+                "one": lambda: 1.0,
+                "differences": lambda: (math.exp(a + 1e-6) - math.exp(a - 1e-6)) / 2e-6,
+            }
             return self._unary(exp, math.exp(a), math.exp(a), wrong)
 
         def relu(self):
@@ -191,6 +198,16 @@ def make_value_class(pow="right", exp="right", relu="right", div="right"):
         def __sub__(self, other):
             if div == "todo":
                 raise NotImplementedError()
+            if div == "own_sub":  # the second review's: a rule of its own, other's sign wrong
+                other = other if isinstance(other, MyValue) else MyValue(other)
+                out = MyValue(self.data - other.data, (self, other), "sub")
+
+                def _backward():
+                    self.grad += out.grad
+                    other.grad += out.grad
+
+                out._backward = _backward
+                return out
             return self + (-other)
 
         def __rsub__(self, other):
@@ -378,6 +395,87 @@ def least_squares_then_backward(xs, ys, hidden=8):
     return params
 
 
+def _network_loss(w, b, v, c, xs, ys, value):
+    loss = value(0.0)
+    for x, y in zip(xs, ys, strict=True):
+        out = c + sum((vj * (wj * x + bj).tanh() for wj, bj, vj in zip(w, b, v, strict=True)))
+        loss = loss + (out - y) ** 2
+    return loss * (1.0 / len(xs))
+
+
+def least_squares_then_tiny_steps(xs, ys, hidden=8):
+    """The second review's gaming: least squares on tanh features, then 200 real steps of
+    backward on the fitted network's loss with lr 1e-12: descent in name only."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w = [value(rng.gauss(0, 1)) for _ in range(hidden)]
+    b = [value(rng.gauss(0, 1)) for _ in range(hidden)]
+    features = [
+        [math.tanh(wj.data * x + bj.data) for wj, bj in zip(w, b, strict=True)] + [1.0] for x in xs
+    ]
+    solution = np.linalg.lstsq(np.array(features), np.array(ys), rcond=None)[0]
+    v, c = [value(s) for s in solution[:hidden]], value(solution[hidden])
+    for _ in range(200):
+        backward(_network_loss(w, b, v, c, xs, ys, value))
+        for p in [*w, *b, *v, c]:
+            p.data -= 1e-12 * p.grad
+            p.grad = 0.0
+    return [w, b, v, c]
+
+
+def finite_difference_descent(xs, ys, hidden=8, steps=200, lr=0.1):
+    """The second review's gaming: each step calls backward on the loss for show, then
+    moves by central differences of a float loss."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w, b, v = ([value(rng.gauss(0, 1)) for _ in range(hidden)] for _ in range(3))
+    c = value(0.0)
+    params = [*w, *b, *v, c]
+
+    def plain_loss():
+        return sum(
+            (
+                c.data
+                + sum(
+                    vj.data * math.tanh(wj.data * x + bj.data)
+                    for wj, bj, vj in zip(w, b, v, strict=True)
+                )
+                - y
+            )
+            ** 2
+            for x, y in zip(xs, ys, strict=True)
+        ) / len(xs)
+
+    for _ in range(steps):
+        backward(_network_loss(w, b, v, c, xs, ys, value))
+        slopes = []
+        for p in params:
+            o = p.data
+            p.data = o + 1e-5
+            up = plain_loss()
+            p.data = o - 1e-5
+            down = plain_loss()
+            p.data = o
+            slopes.append((up - down) / 2e-5)
+        for p, slope in zip(params, slopes, strict=True):
+            p.data -= lr * slope
+            p.grad = 0.0
+    return [w, b, v, c]
+
+
+def stochastic_descent(xs, ys, hidden=8, epochs=40, lr=0.05):
+    """Right: gradient descent on one point at a time, the parameters updated in place."""
+    value, rng = CORRECT["MyValue"], random.Random(0)
+    w, b = ([value(rng.gauss(0, 1)) for _ in range(hidden)] for _ in range(2))
+    v = [value(rng.gauss(0, hidden**-0.5)) for _ in range(hidden)]
+    c = value(0.0)
+    for _ in range(epochs):
+        for x, y in zip(xs, ys, strict=True):
+            backward(_network_loss(w, b, v, c, [x], [y], value))
+            for p in [*w, *b, *v, c]:
+                p.data -= lr * p.grad
+                p.grad = 0.0
+    return [w, b, v, c]
+
+
 def linear_network(xs, ys, steps=200, lr=0.1, hidden=8):
     """The review's network without its tanh: the loss overflows and train raises."""
     value, rng = CORRECT["MyValue"], random.Random(0)
@@ -438,6 +536,8 @@ EXAMPLES = [
     one(POW, "itself", value_with(pow="itself")),
     one(POW, "divides by a", value_with(pow="divides")),
     one(POW, "composed", value_with(pow="composed")),
+    one(POW, "approximation", value_with(pow="differences")),
+    one(EXP, "approximation", value_with(exp="differences")),
     one(EXP, "input", value_with(exp="input")),
     one(EXP, "a times", value_with(exp="a_times")),
     one(EXP, "one", value_with(exp="one")),
@@ -445,6 +545,7 @@ EXAMPLES = [
     one(RELU, "at zero", value_with(relu="at_zero")),
     one(RELU, "slope one", value_with(relu="always")),
     one(DIV, "own rule", value_with(div="own_rule")),
+    one(DIV, None, value_with(div="own_sub"), label="own rule for a - b, wrong sign"),
     one(DIV, "swapped", value_with(div="swapped")),
     one(DIV, "cut by negation", value_with(div="cut")),
     one(BACKWARD, "stale", {"backward": lecture_backward}),
@@ -483,6 +584,20 @@ EXAMPLES = [
         label="least squares, backward without steps",
         seeds=1,
     ),
+    one(
+        TRAIN,
+        None,
+        {"train": least_squares_then_tiny_steps},
+        label="least squares, steps of lr 1e-12",
+        seeds=1,
+    ),
+    one(
+        TRAIN,
+        None,
+        {"train": finite_difference_descent},
+        label="finite differences, backward for show",
+        seeds=1,
+    ),
 ]
 
 SLOW = {TRAIN}  # graded on one seed where a test grades the right answers on several
@@ -496,4 +611,5 @@ RIGHT = [
         label="new parameters each step",
         seeds=1,
     ),
+    one(TRAIN, None, {"train": stochastic_descent}, label="one point a step", seeds=1),
 ]

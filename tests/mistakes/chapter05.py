@@ -21,6 +21,11 @@ def segment_length(T, s):  # noqa: N803  (the statement's names)
     return min(range(max(1, guess - 2), min(T, guess + 3) + 1), key=lambda k: -(-T // k) + s * k)
 
 
+def segment_from_two(T, s):  # noqa: N803  (the review's: no length to try when T = 1)
+    best = min(range(1, T), key=lambda k: -(-T // k) + s * k)
+    return min((best, T), key=lambda k: -(-T // k) + s * min(k, T))
+
+
 def vjp(f, xs, v):
     inputs = [mg.Value(x) for x in xs]
     total = sum((vi * y for vi, y in zip(v, f(*inputs), strict=True)), mg.Value(0.0))
@@ -104,9 +109,19 @@ EXAMPLES = [
     one(SEGMENT, "inverted", lambda T, s: round(math.sqrt(T * s))),
     one(SEGMENT, "every step", lambda T, s: 1),
     one(SEGMENT, "one segment", lambda T, s: T),
-    one(SEGMENT, "rounding", lambda T, s: math.floor(math.sqrt(T / s))),
+    one(SEGMENT, "rounding", lambda T, s: max(1, math.floor(math.sqrt(T / s)))),
     one(SEGMENT, "rounding", lambda T, s: math.ceil(math.sqrt(T / s)), label="ceil"),
     one(SEGMENT, None, lambda T, s: math.sqrt(T / s), label="not whole"),
+    # the second review's, right for large T only (the statement says any T ≥ 1)
+    one(SEGMENT, None, lambda T, s: segment_length(T, s) if T > 1 else 0, label="T = 1 gives 0"),
+    one(SEGMENT, None, lambda T, s: segment_length(T, s) if T > 2 else -5, label="small T -5"),
+    one(
+        SEGMENT,
+        "every step",
+        lambda T, s: 1 if T < 10 else round(math.sqrt(T / s)),
+        label="1 below 10",
+    ),
+    one(SEGMENT, None, segment_from_two, label="range(1, T)"),
     one(VJP, "unweighted", lambda f, xs, v: vjp(f, xs, [1.0] * len(v))),
     one(VJP, "one output", lambda f, xs, v: vjp(f, xs, [v[0]] + [0.0] * (len(v) - 1))),
     one(VJP, "cut graph", vjp_cut),

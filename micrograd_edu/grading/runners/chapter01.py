@@ -5,6 +5,7 @@ lives here (see runners/__init__.py)."""
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
 from ..registry import Case, runner_factory
@@ -53,6 +54,11 @@ def _recorded(f: Callable[[float], float], x: float, h: float, offsets: set) -> 
     quotient that evaluates f at x + 3h says so)."""
 
     def g(t: float) -> float:
+        if not isinstance(t, numbers.Real):  # a dual number, a Value: f's derivative, not f
+            raise TypeError(
+                f"f takes a number, not {type(t).__name__}: a difference quotient evaluates "
+                "f at numbers"
+            )
         try:
             offsets.add(round((float(t) - x) / h, 3))
         except (TypeError, ValueError, ZeroDivisionError, OverflowError):

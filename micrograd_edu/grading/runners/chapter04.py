@@ -10,6 +10,7 @@ after, so nothing here orders a graph, and nothing in a case is an order to repl
 from __future__ import annotations
 
 import math
+import random
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -246,7 +247,9 @@ def _run_unary(functions: dict, case: Case) -> dict:
         isinstance(getattr(p, "parents", None), tuple | list) and len(p.parents) > 0
         for p in parents
     )
-    seen = {"value": value, "local": local, "through": through}
+    # out's graph leads back to a (through its parents): else backward never reaches a
+    linked = any(leaf is x for leaf in _leaves(op(x)))
+    seen = {"value": value, "local": local, "through": through, "linked": linked}
     if "upstream" in case:
         seen["scaled"] = _probe(make, op, a, case["upstream"])[1]
     if case.get("twice"):
@@ -350,7 +353,7 @@ def _train(functions: dict, case: Case) -> dict:
         leaves = _leaves(root)
         data = [_float_of(leaf, "data") for leaf in leaves]
         before = sum(abs(_float_of(leaf, "grad")) for leaf in leaves)
-        moved = descent = 0.0
+        moved = descent = rate = off = 0.0
         if len(data) == len(last["data"]):
             # the parameters: the leaves that are the same nodes as last call's, where
             # there are any (updated in place; the data's constants are new each step, and
@@ -358,14 +361,17 @@ def _train(functions: dict, case: Case) -> dict:
             kept = [a is b for a, b in zip(leaves, last["leaves"], strict=True)]
             kept = kept if any(kept) else [True] * len(kept)
             pairs = zip(kept, data, last["data"], last["grads"], strict=True)
-            for now, then, grad in [(n, t, g) for k, n, t, g in pairs if k]:
+            steps = [(n, t, g) for k, n, t, g in pairs if k]
+            for now, then, grad in steps:
                 moved, descent = moved + abs(now - then), descent + (now - then) * grad
+            rate, off = _fit_rate([(n, t, g) for n, t, g in steps if n != t])
         result = given(root)
+        _mark(leaves)
         grads = [_float_of(leaf, "grad") for leaf in leaves]
         last.update(leaves=leaves, data=data, grads=grads, step=_step_size(last, data))
         loss = as_float(to_plain(getattr(root, "data", None)))
         sums = [sum(data), sum(d * d for d in data)]
-        case["ask"]([loss, before, *sums, descent, moved, len(leaves)])
+        case["ask"]([loss, before, *sums, descent, moved, len(leaves), rate, off])
         return result
 
     if callable(given):
@@ -383,6 +389,36 @@ def _train(functions: dict, case: Case) -> dict:
         "params": [_group(group) for group in groups] + [_number(c)],
         "from_loss": all(_in_last_loss(p, last) for p in flat),
     }
+
+
+_MARKS = random.Random()  # unseeded: a submission cannot know the marks in advance
+
+
+def _mark(leaves: list[Any]) -> None:
+    """Scale each leaf's float grad by its own random factor within 2·10⁻⁴ of 1: harmless to
+    a descent, and a step taken from p.grad as backward left it carries the marks, where
+    one taken from gradients computed some other way (finite differences) does not."""
+    for leaf in leaves:
+        grad = getattr(leaf, "grad", None)
+        if type(grad) is float and math.isfinite(grad):
+            try:
+                leaf.grad = grad * (1.0 + _MARKS.uniform(-2e-4, 2e-4))
+            except (AttributeError, TypeError):
+                return
+
+
+def _fit_rate(steps: list[tuple[float, float, float]]) -> tuple[float, float]:
+    """For the leaves that moved, as (now, then, grad): the learning rate that explains the
+    moves best (the median of -Δdata / grad) and how far the moves are from that rate times
+    the gradients beyond rounding (Σ |Δdata + rate·grad| less 4 ulps of data, over Σ
+    |Δdata|: 0 for a step of gradient descent)."""
+    rates = sorted((then - now) / grad for now, then, grad in steps if grad != 0.0)
+    if not rates:
+        return 0.0, 1.0 if steps else 0.0
+    rate = rates[len(rates) // 2]
+    total = sum(abs(now - then) for now, then, _ in steps)
+    off = [abs(now - then + rate * grad) - 4 * math.ulp(then) for now, then, grad in steps]
+    return rate, sum(max(0.0, x) for x in off) / total
 
 
 def _step_size(last: dict[str, Any], data: list[float]) -> float | None:
