@@ -84,6 +84,56 @@ def test_autograd_records_nothing_while_the_backward_is_graded():
     assert result.score == 0 and result.checks[0].reason.startswith("raised ")
 
 
+# The review's (enable_grad undoing the runner's no_grad), and the other ways to turn the
+# recording back on: the engine is withheld whole, so none of them reaches its backward.
+_SWITCHED_ON = {
+    "enable_grad": "with mg.enable_grad():",
+    "set_grad_enabled": "with set_grad_enabled(True):",
+    "inference_mode": "with mg.inference_mode(False):",
+}
+_BY_AUTOGRAD = """
+import numpy as np
+import micrograd_edu as mg
+from micrograd_edu.tensor.modes import set_grad_enabled
+def weighted_cross_entropy_backward(logits, labels, weight):
+    {switch}
+        z = mg.Tensor(np.asarray(logits, float), requires_grad=True)
+        mg.cross_entropy(z, np.asarray(labels),
+                         weight=mg.Tensor(np.asarray(weight, float))).backward()
+    return z.grad.data
+"""
+_DECORATED = """
+import numpy as np
+import micrograd_edu as mg
+@mg.enable_grad()
+def weighted_cross_entropy_backward(logits, labels, weight):
+    z = mg.Tensor(np.asarray(logits, float), requires_grad=True)
+    mg.cross_entropy(z, np.asarray(labels), weight=mg.Tensor(np.asarray(weight, float))).backward()
+    return z.grad.data
+"""
+
+
+@pytest.mark.parametrize("switch", [*_SWITCHED_ON, "decorator"])
+def test_turning_autograd_back_on_does_not_reach_the_engine(switch):
+    from micrograd_edu import check
+
+    source = (
+        _DECORATED if switch == "decorator" else _BY_AUTOGRAD.format(switch=_SWITCHED_ON[switch])
+    )
+    namespace: dict = {}
+    exec(source, namespace)  # the student's cell, run before check()
+    feedback = check(BACKWARD, namespace=namespace)
+    reasons = [(c.name, c.reason, c.hint) for c in feedback.result.checks]
+    assert feedback.result.score == 0, reasons
+    assert "is withheld while grading" in feedback.result.checks[0].reason, reasons
+    assert "withheld while this exercise is graded" in feedback.result.checks[0].hint, reasons
+    # and the engine answers again once the check is over
+    assert namespace["weighted_cross_entropy_backward"]([[1.0, 2.0]], [0], [1.0, 1.0]).shape == (
+        1,
+        2,
+    )
+
+
 # --- the classifier ----------------------------------------------------------------
 
 
