@@ -13,7 +13,7 @@ from mistakes.chapter10 import _linear_classifier as linear_classifier
 from mistakes.chapter10 import _overflows as overflows
 from mistakes.chapter10 import weighted_cross_entropy_backward as correct
 
-from micrograd_edu import nn
+from micrograd_edu import nn, optim
 from micrograd_edu.grading import exercise
 from micrograd_edu.grading.registry import HELD, draw_cases, inputs, judge, observe
 from micrograd_edu.tensor import Tensor
@@ -178,6 +178,28 @@ def test_a_training_the_reviewers_saw_pass_wrongly_now_scores_nothing(name):
     first = _main_check({"train_classifier": lambda X, y, s: train_classifier(X, y, s, **changes)})
     assert not first.passed, first
     assert hint in first.hint if hint else first.hint == "", first
+
+
+def _set_by_hand(X, labels, seed):
+    """The review's way (it copied scikit-learn's weights): a network whose numbers are set
+    by hand (here, from a training run elsewhere), then one token step at lr=1e-12."""
+    trained, centre, spread = train_classifier(X, labels, seed)
+    net = nn.Sequential(*(type(m)(*m.weight.shape[::-1]) if isinstance(m, nn.Linear) else m
+                          for m in trained))  # fmt: skip
+    for mine, theirs in zip(net.parameters(), trained.parameters(), strict=True):
+        mine.data[...] = theirs.data
+    opt = optim.SGD(net.parameters(), lr=1e-12)
+    inputs = Tensor((np.asarray(X, float)[:10] - centre) / spread)
+    opt.zero_grad()
+    nn.CrossEntropyLoss()(net(inputs), np.asarray(labels)[:10]).backward()
+    opt.step()
+    return net, centre, spread
+
+
+def test_a_network_set_by_hand_then_given_a_token_step_scores_nothing():
+    result = grade(CLASSIFIER, {"train_classifier": _set_by_hand})
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    assert "barely moved" in result.checks[0].reason, result.checks[0]
 
 
 def test_a_training_that_ignores_its_seed_loses_that_check_only():

@@ -132,19 +132,37 @@ def only_linear(seen: Any) -> bool:
     return kinds <= {"Linear", "Identity", "Scale"}
 
 
+# How far, relative to their size, the gradient steps must have moved the network's numbers
+# from where the first backward pass saw them: honest trainings move them by 0.3 to 0.8; a
+# network set by hand and given token steps (lr=1e-12) by nothing
+MOVED = 0.02
+
+
 def untrained(seen: Any, reached: str) -> str | None:
     """Why a network that ``reached`` its target still earns nothing: no backward pass ran
-    while the student's function made it (its numbers came from elsewhere: a closed-form
-    fit, weights set by hand), or ``None``. The exercise is the training loop.
+    while the student's function made it, or the gradient steps hardly moved it (its numbers
+    came from elsewhere: a closed-form fit, weights set by hand), or ``None``. The exercise
+    is the training loop.
 
     >>> untrained({"backward": 0}, "held-out MSE 0.02")[:40]
     'held-out MSE 0.02, but no backward pass '
-    >>> untrained({"backward": 120}, "held-out MSE 0.02") is None
+    >>> untrained({"backward": 3, "moved": 1e-12}, "held-out MSE 0.02")[19:57]
+    'but the gradient steps barely moved it'
+    >>> untrained({"backward": 120, "moved": 0.5}, "held-out MSE 0.02") is None
     True
     """
-    if isinstance(seen, dict) and seen.get("backward", 0) == 0:
+    if not isinstance(seen, dict):
+        return None
+    if seen.get("backward", 0) == 0:
         return (
             f"{reached}, but no backward pass ran while your function made the network: "
             "its numbers must come from the gradient steps of the loop you write"
+        )
+    if seen.get("moved", 1.0) < MOVED:
+        return (
+            f"{reached}, but the gradient steps barely moved it: its numbers differ by "
+            f"{seen['moved']:.2g} of their size from where the first backward pass saw them. "
+            "They must come from the gradient steps of the loop you write, starting from "
+            "the layers' own initial weights"
         )
     return None
