@@ -288,6 +288,50 @@ def test_a_finite_difference_gradient_scores_nothing(monkeypatch):
     assert "difference quotient" in result.checks[0].hint
 
 
+def _one_scale(X, labels, seed):
+    # the review's (0/3 before: "one number per input"): one centre and one scale for all
+    # the inputs, X.mean() and X.std() (its first line, a call of the reference, left out)
+    X = np.asarray(X, float)
+    rng = np.random.default_rng(seed)
+    c, s = X.mean(), X.std()
+    y = np.asarray(labels, int)
+    Xn = (X - c) / s
+    C = int(y.max()) + 1
+    model = nn.Sequential(nn.Linear(X.shape[1], 128, seed=rng), nn.ReLU(), nn.Linear(128, C, seed=rng))  # fmt: skip # noqa: E501
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(15):
+        order = rng.permutation(len(Xn))
+        for st in range(0, len(order), 128):
+            rows = order[st:st+128]  # fmt: skip
+            loss = nn.CrossEntropyLoss()(model(Tensor(Xn[rows])), y[rows])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return model, c, s
+
+
+def test_a_centre_and_scale_that_fit_a_row_are_taken_whatever_their_shape():
+    # one scale for all the inputs: the network is run and judged on its accuracy (the
+    # grader's clusters, on scales of their own, want one per input: that is the check's)
+    result = grade(CLASSIFIER, {"train_classifier": _one_scale}, "seed0")
+    reasons = [c.reason for c in result.checks]
+    assert reasons[0].startswith("held-out accuracy"), reasons
+    assert not any("one number" in r for r in reasons), reasons
+    from micrograd_edu.grading.networks import forward, network_problem
+    from micrograd_edu.grading.runners.networks import read_network
+
+    net = nn.Linear(3, 2, seed=0)
+    x = np.arange(12.0).reshape(4, 3)
+    for centre in (2.0, np.array([2.0]), np.full(3, 2.0), np.full((1, 3), 2.0)):
+        seen = read_network((net, centre, centre * 2))
+        assert network_problem(seen, 3) is None, np.shape(centre)
+        assert np.allclose(forward(seen, x), net(Tensor((x - 2.0) / 4.0)).data)
+    for centre in (np.full((3, 1), 2.0), np.full(2, 2.0)):
+        problem = network_problem(read_network((net, centre, 2.0)), 3)
+        assert problem.startswith("the centre and scale must each be one number"), problem
+        assert str(np.shape(centre)) in problem, problem
+
+
 def test_a_scale_of_zero_names_the_inputs_whose_spread_was_zero():
     # the review's s = X.std(0), unguarded: always-blank pixels get a scale of 0, and every
     # prediction is inf or nan; the reason says which inputs and why

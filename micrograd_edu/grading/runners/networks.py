@@ -90,6 +90,7 @@ def read_network(answer: Any) -> dict:
     if centre is not None:
         seen["centre"] = np.asarray(centre, dtype=float).reshape(-1).tolist()
         seen["scale"] = np.asarray(scale, dtype=float).reshape(-1).tolist()
+        seen["shapes"] = [list(np.shape(centre)), list(np.shape(scale))]  # do they fit a row?
     return seen
 
 
