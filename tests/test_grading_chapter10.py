@@ -113,6 +113,20 @@ def weighted_cross_entropy_backward(logits, labels, weight):
 """
 
 
+def test_turning_autograd_back_on_does_not_reach_the_engine_in_the_batch_grader(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    from micrograd_edu.grading import batch
+
+    path = tmp_path / "enabled.ipynb"
+    source = _BY_AUTOGRAD.format(switch=_SWITCHED_ON["enable_grad"])
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
+    limits = batch.Limits(timeout=60, isolation="none")
+    row = batch.grade_submission(path, [exercise(BACKWARD)], "any", limits)
+    (result,) = row.results
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    assert "is withheld while grading" in result.checks[0].reason, result.checks[0].reason
+
+
 @pytest.mark.parametrize("switch", [*_SWITCHED_ON, "decorator"])
 def test_turning_autograd_back_on_does_not_reach_the_engine(switch):
     from micrograd_edu import check
