@@ -347,6 +347,48 @@ def test_a_network_fitted_without_a_training_loop_scores_nothing():
     assert "held-out MSE" in first.reason and "no backward pass ran" in first.reason, first
 
 
+# The review's: a piecewise-linear interpolant of bin means set by hand in a ReLU network,
+# then three token gradient steps at lr=1e-12 (MSE 0.011: full marks before)
+_SET_BY_HAND = """
+import numpy as np
+from micrograd_edu import Tensor, nn, optim
+from micrograd_edu.tensor import mse_loss
+def train_model(x, y, seed):
+    x = np.asarray(x, float).ravel(); y = np.asarray(y, float).ravel()
+    K = 60
+    edges = np.linspace(x.min(), x.max(), K + 1)
+    idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, K - 1)
+    cen = np.array([x[idx == k].mean() if (idx == k).any() else (edges[k] + edges[k+1]) / 2
+                    for k in range(K)])
+    val = np.array([y[idx == k].mean() if (idx == k).any() else np.nan for k in range(K)])
+    ok = ~np.isnan(val); cen, val = cen[ok], val[ok]
+    slopes = np.diff(val) / np.diff(cen)
+    a = np.concatenate([[slopes[0]], np.diff(slopes)])
+    l1 = nn.Linear(1, len(a)); l2 = nn.Linear(len(a), 1)
+    l1.weight.data[...] = np.ones_like(l1.weight.data)
+    l1.bias.data[...] = -cen[:-1] + 0 * l1.bias.data
+    w2 = a.reshape(l2.weight.data.shape) if l2.weight.data.size == len(a) else a
+    l2.weight.data[...] = w2
+    # ReLU(x - c0) fails left of c0: handle with constant val[0] at x<c0 via bias
+    l2.bias.data[...] = val[0]
+    net = nn.Sequential(l1, nn.ReLU(), l2)
+    opt = optim.SGD(net.parameters(), lr=1e-12)
+    for _ in range(3):
+        opt.zero_grad(); mse_loss(net(Tensor(x.reshape(-1,1))),
+                                  Tensor(y.reshape(-1,1))).backward(); opt.step()
+    return net
+"""
+
+
+def test_a_network_set_by_hand_then_given_token_steps_scores_nothing():
+    namespace: dict = {}
+    exec(_SET_BY_HAND, namespace)
+    result = grade("09.train_model", {"train_model": namespace["train_model"]})
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    first = result.checks[0]
+    assert "held-out MSE" in first.reason and "barely moved" in first.reason, first
+
+
 _THROUGH_THE_COURSE_LOOP = """
 import importlib
 import numpy as np

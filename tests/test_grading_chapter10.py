@@ -13,7 +13,7 @@ from mistakes.chapter10 import _linear_classifier as linear_classifier
 from mistakes.chapter10 import _overflows as overflows
 from mistakes.chapter10 import weighted_cross_entropy_backward as correct
 
-from micrograd_edu import nn
+from micrograd_edu import nn, optim
 from micrograd_edu.grading import exercise
 from micrograd_edu.grading.registry import HELD, draw_cases, inputs, judge, observe
 from micrograd_edu.tensor import Tensor
@@ -84,6 +84,70 @@ def test_autograd_records_nothing_while_the_backward_is_graded():
     assert result.score == 0 and result.checks[0].reason.startswith("raised ")
 
 
+# The review's (enable_grad undoing the runner's no_grad), and the other ways to turn the
+# recording back on: the engine is withheld whole, so none of them reaches its backward.
+_SWITCHED_ON = {
+    "enable_grad": "with mg.enable_grad():",
+    "set_grad_enabled": "with set_grad_enabled(True):",
+    "inference_mode": "with mg.inference_mode(False):",
+}
+_BY_AUTOGRAD = """
+import numpy as np
+import micrograd_edu as mg
+from micrograd_edu.tensor.modes import set_grad_enabled
+def weighted_cross_entropy_backward(logits, labels, weight):
+    {switch}
+        z = mg.Tensor(np.asarray(logits, float), requires_grad=True)
+        mg.cross_entropy(z, np.asarray(labels),
+                         weight=mg.Tensor(np.asarray(weight, float))).backward()
+    return z.grad.data
+"""
+_DECORATED = """
+import numpy as np
+import micrograd_edu as mg
+@mg.enable_grad()
+def weighted_cross_entropy_backward(logits, labels, weight):
+    z = mg.Tensor(np.asarray(logits, float), requires_grad=True)
+    mg.cross_entropy(z, np.asarray(labels), weight=mg.Tensor(np.asarray(weight, float))).backward()
+    return z.grad.data
+"""
+
+
+def test_turning_autograd_back_on_does_not_reach_the_engine_in_the_batch_grader(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    from micrograd_edu.grading import batch
+
+    path = tmp_path / "enabled.ipynb"
+    source = _BY_AUTOGRAD.format(switch=_SWITCHED_ON["enable_grad"])
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]), path)
+    limits = batch.Limits(timeout=60, isolation="none")
+    row = batch.grade_submission(path, [exercise(BACKWARD)], "any", limits)
+    (result,) = row.results
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    assert "is withheld while grading" in result.checks[0].reason, result.checks[0].reason
+
+
+@pytest.mark.parametrize("switch", [*_SWITCHED_ON, "decorator"])
+def test_turning_autograd_back_on_does_not_reach_the_engine(switch):
+    from micrograd_edu import check
+
+    source = (
+        _DECORATED if switch == "decorator" else _BY_AUTOGRAD.format(switch=_SWITCHED_ON[switch])
+    )
+    namespace: dict = {}
+    exec(source, namespace)  # the student's cell, run before check()
+    feedback = check(BACKWARD, namespace=namespace)
+    reasons = [(c.name, c.reason, c.hint) for c in feedback.result.checks]
+    assert feedback.result.score == 0, reasons
+    assert "is withheld while grading" in feedback.result.checks[0].reason, reasons
+    assert "withheld while this exercise is graded" in feedback.result.checks[0].hint, reasons
+    # and the engine answers again once the check is over
+    assert namespace["weighted_cross_entropy_backward"]([[1.0, 2.0]], [0], [1.0, 1.0]).shape == (
+        1,
+        2,
+    )
+
+
 # --- the classifier ----------------------------------------------------------------
 
 
@@ -128,6 +192,28 @@ def test_a_training_the_reviewers_saw_pass_wrongly_now_scores_nothing(name):
     first = _main_check({"train_classifier": lambda X, y, s: train_classifier(X, y, s, **changes)})
     assert not first.passed, first
     assert hint in first.hint if hint else first.hint == "", first
+
+
+def _set_by_hand(X, labels, seed):
+    """The review's way (it copied scikit-learn's weights): a network whose numbers are set
+    by hand (here, from a training run elsewhere), then one token step at lr=1e-12."""
+    trained, centre, spread = train_classifier(X, labels, seed)
+    net = nn.Sequential(*(type(m)(*m.weight.shape[::-1]) if isinstance(m, nn.Linear) else m
+                          for m in trained))  # fmt: skip
+    for mine, theirs in zip(net.parameters(), trained.parameters(), strict=True):
+        mine.data[...] = theirs.data
+    opt = optim.SGD(net.parameters(), lr=1e-12)
+    inputs = Tensor((np.asarray(X, float)[:10] - centre) / spread)
+    opt.zero_grad()
+    nn.CrossEntropyLoss()(net(inputs), np.asarray(labels)[:10]).backward()
+    opt.step()
+    return net, centre, spread
+
+
+def test_a_network_set_by_hand_then_given_a_token_step_scores_nothing():
+    result = grade(CLASSIFIER, {"train_classifier": _set_by_hand})
+    assert result.score == 0, [(c.name, c.reason) for c in result.checks]
+    assert "barely moved" in result.checks[0].reason, result.checks[0]
 
 
 def test_a_training_that_ignores_its_seed_loses_that_check_only():
@@ -214,6 +300,50 @@ def test_a_finite_difference_gradient_scores_nothing(monkeypatch):
     result = grade(BACKWARD, {"weighted_cross_entropy_backward": by_differences})
     assert result.score == 0
     assert "difference quotient" in result.checks[0].hint
+
+
+def _one_scale(X, labels, seed):
+    # the review's (0/3 before: "one number per input"): one centre and one scale for all
+    # the inputs, X.mean() and X.std() (its first line, a call of the reference, left out)
+    X = np.asarray(X, float)
+    rng = np.random.default_rng(seed)
+    c, s = X.mean(), X.std()
+    y = np.asarray(labels, int)
+    Xn = (X - c) / s
+    C = int(y.max()) + 1
+    model = nn.Sequential(nn.Linear(X.shape[1], 128, seed=rng), nn.ReLU(), nn.Linear(128, C, seed=rng))  # fmt: skip # noqa: E501
+    opt = optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(15):
+        order = rng.permutation(len(Xn))
+        for st in range(0, len(order), 128):
+            rows = order[st:st+128]  # fmt: skip
+            loss = nn.CrossEntropyLoss()(model(Tensor(Xn[rows])), y[rows])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return model, c, s
+
+
+def test_a_centre_and_scale_that_fit_a_row_are_taken_whatever_their_shape():
+    # one scale for all the inputs: the network is run and judged on its accuracy (the
+    # grader's clusters, on scales of their own, want one per input: that is the check's)
+    result = grade(CLASSIFIER, {"train_classifier": _one_scale}, "seed0")
+    reasons = [c.reason for c in result.checks]
+    assert reasons[0].startswith("held-out accuracy"), reasons
+    assert not any("one number" in r for r in reasons), reasons
+    from micrograd_edu.grading.networks import forward, network_problem
+    from micrograd_edu.grading.runners.networks import read_network
+
+    net = nn.Linear(3, 2, seed=0)
+    x = np.arange(12.0).reshape(4, 3)
+    for centre in (2.0, np.array([2.0]), np.full(3, 2.0), np.full((1, 3), 2.0)):
+        seen = read_network((net, centre, centre * 2))
+        assert network_problem(seen, 3) is None, np.shape(centre)
+        assert np.allclose(forward(seen, x), net(Tensor((x - 2.0) / 4.0)).data)
+    for centre in (np.full((3, 1), 2.0), np.full(2, 2.0)):
+        problem = network_problem(read_network((net, centre, 2.0)), 3)
+        assert problem.startswith("the centre and scale must each be one number"), problem
+        assert str(np.shape(centre)) in problem, problem
 
 
 def test_a_scale_of_zero_names_the_inputs_whose_spread_was_zero():

@@ -79,6 +79,7 @@ _FUNCTION_VALUES: dict[str, Callable[[list, dict], Any]] = {
     "mul_self": lambda a, p: a[0] * a[0],
     "square_square": lambda a, p: (a[0] * a[0]) ** 2,
     "scale": lambda a, p: p["k"] * a[0],
+    "scale_first": lambda a, p: p["k"] * a[0],
     "gate": lambda a, p: a[0] * a[1],
 }
 

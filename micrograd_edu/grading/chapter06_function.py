@@ -283,6 +283,7 @@ _FUNCTION_TEXT = {
     "mul_self": "Mul.apply(x, x)",
     "square_square": "Square.apply(Square.apply(x))",
     "scale": "Scale.apply(x, 3.0)",
+    "scale_first": "ScaleBy.apply(3.0, x), whose backward returns (None, grad * 3.0)",
     "rows": "RowSums.apply(x)",
     "gate": "Gate.apply(x, y), whose backward returns (None, grad * x): x gets no gradient",
 }
@@ -298,6 +299,9 @@ def _function_cases(kinds: list[str]):
                 rng, "square_square", _FUNCTION_TEXT["square_square"], [(m, n)]
             ),
             "scale": lambda: _case(rng, "scale", _FUNCTION_TEXT["scale"], [(m, n)], k=3.0),
+            "scale_first": lambda: _case(
+                rng, "scale_first", _FUNCTION_TEXT["scale_first"], [(m, n)], k=3.0
+            ),
             "gate": lambda: {
                 **_case(rng, "gate", _FUNCTION_TEXT["gate"], [(m, n), (m, n)]),
                 "no_gradient": [0],
@@ -341,6 +345,8 @@ def _judge_function(case: Case, seen: dict) -> str | None:
     text = case["text"]
     tensors = len(case["inputs"]) if case["expr"] != "mul_self" else 2  # gate: 2 inputs
     handed = ["ndarray"] * tensors + (["float"] if case["expr"] == "scale" else [])
+    if case["expr"] == "scale_first":
+        handed = ["float", "ndarray"]
     if case["expr"] == "square_square":
         handed = ["ndarray"]
     if seen.get("handed") != handed:
@@ -402,6 +408,18 @@ def _none_dropped(case: Case, seen: dict) -> bool:
     return same(got_x, up * x) and not same(got_y, up * x)
 
 
+def _paired_with_tensors(case: Case, seen: dict) -> bool:
+    """ScaleBy(3.0, x) where apply paired backward's gradients with the tensors alone: x
+    was paired with the number's None, and received nothing."""
+    if case["expr"] != "scale_first" or _raise_said(seen) or not seen.get("made"):
+        return False
+    got = (seen.get("grads") or [None])[0]
+    return got is None or same(got, np.zeros(np.shape(case["inputs"][0])))
+
+
+# Where the number stands among the arguments of a case that has one.
+_NUMBERED = {"scale": -1, "scale_first": 0}
+
 _FUNCTION_MISTAKES = (
     Mistake(
         _bare_iterated,
@@ -417,13 +435,16 @@ _FUNCTION_MISTAKES = (
         name="tensors to forward",
     ),
     Mistake(
-        lambda case, seen: case["expr"] == "scale" and seen.get("handed", [None])[-1] != "float",
+        lambda case, seen: (
+            case["expr"] in _NUMBERED
+            and (seen.get("handed") or [None])[_NUMBERED[case["expr"]]] != "float"
+        ),
         "only tensors are unwrapped: a number passes to forward as it is",
         name="number wrapped",
     ),
     Mistake(
         lambda case, seen: (
-            case["expr"] == "scale"
+            case["expr"] in _NUMBERED
             and any(w in _raise_said(seen) for w in ("NoneType", "attribute 'grad'"))
         ),
         "backward returns None for an argument that is not a tensor: such an argument has no "
@@ -444,6 +465,12 @@ _FUNCTION_MISTAKES = (
         "a backward with one input may return its gradient alone, not in a tuple (as PyTorch "
         "allows): a bare array is one gradient, not one per row",
         name="bare rows",
+    ),
+    Mistake(
+        _paired_with_tensors,
+        "x received no gradient: backward's gradients pair with apply's arguments one for "
+        "one, numbers included (a number's is None), not with the tensors alone",
+        name="paired with the tensors",
     ),
     Mistake(
         _none_dropped,
@@ -511,10 +538,15 @@ FUNCTION = register(
                 _function_mistakes("tensors to forward", "replaced"),
             ),
             (
-                "an argument that is not a tensor",
-                ["scale"],
+                "an argument that is not a tensor, after the tensor and before it",
+                ["scale", "scale_first"],
                 1,
-                _function_mistakes("tensors to forward", "number wrapped", "None gradient"),
+                _function_mistakes(
+                    "tensors to forward",
+                    "number wrapped",
+                    "None gradient",
+                    "paired with the tensors",
+                ),
             ),
             (
                 "a tensor that gets no gradient (None), before one that does",

@@ -204,6 +204,33 @@ _BY_HAND = {
 }
 
 
+class _Aliased(optim.Optimizer):
+    """SGD whose velocity starts as the gradient array itself, not a copy (the review's):
+    right while each backward makes a new .grad, wrong once zero_grad zeroes it in place
+    and backward writes into it. Run through the grader's own loop, as the student's is."""
+
+    def __init__(self, params: list, lr: float = 0.01, momentum: float = 0.9) -> None:
+        super().__init__(params, {"lr": lr, "momentum": momentum})
+
+    def step(self) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state, g = self.state[p], p.grad.data
+                if "velocity" not in state:
+                    state["velocity"] = g
+                else:
+                    state["velocity"] *= group["momentum"]
+                    state["velocity"] += g
+                p.data -= group["lr"] * state["velocity"]
+
+
+def _aliased(case: Case) -> Trajectory:
+    seen = _run_optimiser({"MySGD": _Aliased}, case)
+    return [[np.asarray(v) for v in after] for after in seen["trajectory"]]
+
+
 def _simulate(case: Case, mistake: str = "") -> Trajectory:
     """The parameters after every step of the case, flattened: the engine's (the oracle);
     with ``mistake``, where that typical wrong optimiser leaves them instead (the models
@@ -215,6 +242,8 @@ def _simulate(case: Case, mistake: str = "") -> Trajectory:
 @functools.lru_cache(maxsize=512)
 def _simulated(case: str, mistake: str) -> Trajectory:
     plain = json.loads(case)
+    if mistake == "aliased" and plain["optimiser"] == "MySGD":
+        return _aliased(plain)
     return _by_hand(plain, mistake) if mistake in _BY_HAND else _engine(plain, mistake)
 
 
@@ -343,7 +372,7 @@ def _cases(optimiser: str, kind: str) -> Callable[[random.Random], list[Case]]:
         }
 
     def draw(rng: random.Random, kind: str = kind) -> Case:
-        steps = {"steady": 6, "several": 20, "none": 8, "groups": 8, "tiny": 3}[kind]
+        steps = {"steady": 6, "several": 20, "none": 8, "groups": 8, "tiny": 3, "in place": 8}[kind]
         k = rng.randint(2, 4)  # two parameters of one shape: a velocity shared by all shows
         shapes = [[rng.randint(1, 5)]] if kind == "steady" else [[2, 3], [k], [k]]
         sizes = [int(np.prod(s)) for s in shapes]
@@ -363,6 +392,9 @@ def _cases(optimiser: str, kind: str) -> Callable[[random.Random], list[Case]]:
                 row[2] = None if step in (2, 5, 6) else row[2]
             grads.append(row)
         defaults = hyper(rng)
+        if kind == "in place" and optimiser == "MySGD":
+            # (at 0.5, a velocity that aliases .grad steps by 2 * 0.5 * g: no momentum's step)
+            defaults["momentum"] = 0.9
         groups: list[dict] = [{"params": list(range(len(shapes)))}]
         lrs = None
         if kind == "groups":
@@ -382,6 +414,7 @@ def _cases(optimiser: str, kind: str) -> Callable[[random.Random], list[Case]]:
             "defaults": defaults,
             "groups": groups,
             "lrs": lrs,
+            **({"in_place": True} if kind == "in place" else {}),
         }
 
     if kind == "steady then varying":  # a velocity that takes in part of g shows on the third
@@ -480,6 +513,14 @@ _MOMENTUM_MISTAKES = (
         "in the lecture's form the velocity accumulates gradients, not steps",
         name="lr inside",
     ),
+    Mistake(
+        _follows("aliased"),
+        "your steps are right while each backward makes a new .grad, and wrong once the loop "
+        "zeroes the gradients in place (zero_grad(set_to_none=False)): the velocity you keep "
+        "is p.grad's own array, not a copy, so zeroing p.grad, and the next backward, write "
+        "into it",
+        name="aliased",
+    ),
     _NO_GRADIENT,
     *_GROUPS,
 )
@@ -519,6 +560,7 @@ SGD_MOMENTUM = register(
                 ("twenty steps on parameters of three shapes", "several"),
                 ("a parameter without a gradient is left alone", "none"),
                 ("each group's own lr and momentum, read at every step", "groups"),
+                ("gradients zeroed in place between steps (set_to_none=False)", "in place"),
             ],
             _MOMENTUM_MISTAKES,
         ),
@@ -610,6 +652,7 @@ ADAM = register(
                 ("tiny gradients, as small as eps", "tiny"),
                 ("a parameter without a gradient is left alone, and so is its step count", "none"),
                 ("each group's own lr and betas, read at every step", "groups"),
+                ("gradients zeroed in place between steps (set_to_none=False)", "in place"),
             ],
             _ADAM_MISTAKES,
         ),

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import random_matrix
+from .chapter07 import WITHHELD
 from .derivation import (
     COMMON,
     Grads,
@@ -82,17 +83,19 @@ def _is(*wrong: Callable[[Logits], np.ndarray]) -> Callable[[Case, dict], bool]:
 
 
 def _engine_asked(case: Case, seen: dict) -> bool:
-    """The engine's backward called while the check runs the function under no_grad: the
-    tensor it made records nothing, and backward refuses."""
-    return any(f in str(seen.get("error", "")) for f in ("does not require grad", "no grad_fn"))
+    """The engine asked for the gradient: it is withheld while graded (a path to it that
+    escapes withholding still finds autograd recording nothing, and backward refuses)."""
+    error = str(seen.get("error", ""))
+    withheld = "micrograd_edu.tensor" in error and "is withheld while grading" in error
+    return withheld or any(f in error for f in ("does not require grad", "no grad_fn"))
 
 
 _MISTAKES = (
     *COMMON,
     Mistake(
         _engine_asked,
-        "autograd records nothing while this exercise is graded (your function runs under "
-        "no_grad), so the engine's backward has no graph to go through: the exercise is the "
+        "the package's Tensor engine (its losses and backward) is withheld while this "
+        "exercise is graded, however autograd's recording is switched: the exercise is the "
         "derivation. Compute ∂L/∂logits from what you derived, with array operations",
         name="engine asked",
     ),
@@ -159,9 +162,9 @@ BACKWARD = register(
         "shape (N, C) of logits, for L = Σᵢ weight[labels[i]] ℓᵢ / Σᵢ weight[labels[i]], where "
         "ℓᵢ is the cross-entropy of row i (as torch.nn.CrossEntropyLoss(weight=weight) "
         "computes). labels (N integers in 0..C-1) and weight (C positive numbers) may be "
-        "arrays or lists. Use numpy, and derive it: autograd records nothing while this is "
-        "graded, and the check compares with the engine's gradient to rounding, which a "
-        "difference quotient does not reach, also on "
+        "arrays or lists. Use numpy, and derive it: the package's Tensor engine (and torch) "
+        "is withheld while this is graded, and the check compares with the engine's "
+        "gradient to rounding, which a difference quotient does not reach, also on "
         f"{LARGE[WEIGHTED[0]][0]:,} rows of {LARGE[WEIGHTED[0]][1]} logits within "
         f"{LARGE_SECONDS:g} s.",
         (WEIGHTED[0],),
@@ -195,11 +198,9 @@ BACKWARD = register(
                 right=right_parts(WEIGHTED, _right),
             ),
         ),
-        withheld=(
-            "micrograd_edu.scalar.numerical.gradient",
-            "micrograd_edu.scalar.numerical.jacobian",
-            "micrograd_edu.grading.arrays.numerical_gradients",
-        ),
+        # the engine whole, as for chapter 07's derivations (no_grad can be switched off)
+        withheld=WITHHELD,
+        alone=True,  # the classifier, graded beside it, trains with the engine
     )
 )
 

@@ -69,8 +69,12 @@ def network_problem(seen: Any, inputs: int) -> str | None:
                 return f"a BatchNorm1d layer takes {np.size(layer[1])} inputs where {width} arrive"
         elif layer[0] not in _ACTIVATIONS:
             return f"it returned a layer the grader does not know ({layer[0]})"
-    if "centre" in seen and (np.size(seen["centre"]) != inputs or np.size(seen["scale"]) != inputs):
-        return f"the centre and scale must hold one number per input ({inputs})"
+    if "centre" in seen and not all(_fits_a_row(s, inputs) for s in _shapes(seen)):
+        return (
+            f"the centre and scale must each be one number, or one number per input ({inputs}): "
+            f"they must fit a row of {inputs} inputs, as (x - centre) / scale does; they have "
+            f"shapes {', '.join(str(tuple(s)) for s in _shapes(seen))}"
+        )
     if "centre" in seen:
         scale = np.array(seen["scale"], dtype=float).reshape(-1)
         zero = np.flatnonzero(~(np.abs(scale) > 0) | ~np.isfinite(scale))
@@ -83,6 +87,22 @@ def network_problem(seen: Any, inputs: int) -> str | None:
                 "has such a scale"
             )
     return None
+
+
+def _shapes(seen: dict) -> list:
+    """The centre's and scale's shapes (a network read before they were kept: as read)."""
+    return seen.get("shapes") or [[np.size(seen["centre"])], [np.size(seen["scale"])]]
+
+
+def _fits_a_row(shape: Any, inputs: int) -> bool:
+    """Whether an array of ``shape`` broadcasts against a row of ``inputs`` numbers, as one
+    number or one per input: (), (1,), (inputs,), (1, inputs).
+
+    >>> [_fits_a_row(s, 64) for s in [[], [1], [64], [1, 64], [64, 1], [2, 32]]]
+    [True, True, True, True, False, False]
+    """
+    shape = [int(n) for n in shape]
+    return all(n == 1 for n in shape[:-1]) and (not shape or shape[-1] in (1, inputs))
 
 
 def forward(seen: dict, x: np.ndarray) -> np.ndarray:
@@ -132,19 +152,37 @@ def only_linear(seen: Any) -> bool:
     return kinds <= {"Linear", "Identity", "Scale"}
 
 
+# How far, relative to their size, the gradient steps must have moved the network's numbers
+# from where the first backward pass saw them: honest trainings move them by 0.3 to 0.8; a
+# network set by hand and given token steps (lr=1e-12) by nothing
+MOVED = 0.02
+
+
 def untrained(seen: Any, reached: str) -> str | None:
     """Why a network that ``reached`` its target still earns nothing: no backward pass ran
-    while the student's function made it (its numbers came from elsewhere: a closed-form
-    fit, weights set by hand), or ``None``. The exercise is the training loop.
+    while the student's function made it, or the gradient steps hardly moved it (its numbers
+    came from elsewhere: a closed-form fit, weights set by hand), or ``None``. The exercise
+    is the training loop.
 
     >>> untrained({"backward": 0}, "held-out MSE 0.02")[:40]
     'held-out MSE 0.02, but no backward pass '
-    >>> untrained({"backward": 120}, "held-out MSE 0.02") is None
+    >>> untrained({"backward": 3, "moved": 1e-12}, "held-out MSE 0.02")[19:57]
+    'but the gradient steps barely moved it'
+    >>> untrained({"backward": 120, "moved": 0.5}, "held-out MSE 0.02") is None
     True
     """
-    if isinstance(seen, dict) and seen.get("backward", 0) == 0:
+    if not isinstance(seen, dict):
+        return None
+    if seen.get("backward", 0) == 0:
         return (
             f"{reached}, but no backward pass ran while your function made the network: "
             "its numbers must come from the gradient steps of the loop you write"
+        )
+    if seen.get("moved", 1.0) < MOVED:
+        return (
+            f"{reached}, but the gradient steps barely moved it: its numbers differ by "
+            f"{seen['moved']:.2g} of their size from where the first backward pass saw them. "
+            "They must come from the gradient steps of the loop you write, starting from "
+            "the layers' own initial weights"
         )
     return None

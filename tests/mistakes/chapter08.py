@@ -268,7 +268,7 @@ def sgd_variant(change):
                         p.data -= lr * v
                     new = {
                         "dampened": mu * v + (1 - mu) * g,
-                        "dampened from g": mu * v + (1 - mu) * g if "v" in state else g,
+                        "dampened from g": mu * v + (1 - mu) * g if "v" in state else g.copy(),
                         "lr inside": mu * v + lr * g,
                     }.get(change, mu * v + g)
                     state["v"] = new
@@ -370,6 +370,27 @@ class GradientSubtracted(optim.Optimizer):
                 p.data -= group["lr"] * st["b"]
 
 
+class Aliased(optim.Optimizer):
+    # the review's (full marks before): the velocity is p.grad's own array, not a copy
+    def __init__(self, params, lr=0.01, momentum=0.9):
+        super().__init__(params, dict(lr=lr, momentum=momentum))
+
+    @no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                g = p.grad.data
+                if "b" not in st:
+                    st["b"] = g
+                else:
+                    st["b"] *= group["momentum"]
+                    st["b"] += g
+                p.data -= group["lr"] * st["b"]
+
+
 class PerShape(optim.Optimizer):
     # the review's: one velocity for all the parameters of a shape
     def __init__(self, params, lr=0.01, momentum=0.9):
@@ -437,6 +458,7 @@ def review_adam(swap=False, size=False):
 
 EXAMPLES += [
     Example(SGD, "gradient subtracted", {"MySGD": GradientSubtracted}),
+    Example(SGD, "aliased", {"MySGD": Aliased}),
     Example(SGD, "one velocity", {"MySGD": PerShape}, label="one per shape"),
     Example(SGD, "lr fixed", {"MySGD": LrCached}, label="each group's, cached"),
     Example(ADAM, "betas swapped", {"MyAdam": review_adam(swap=True)}),

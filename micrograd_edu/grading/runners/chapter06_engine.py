@@ -108,6 +108,15 @@ def _functions(base: type, seen: dict) -> dict[str, type]:
         (k,) = ctx.saved_tensors
         return grad * k, None  # k is a number: no gradient
 
+    def scale_by_forward(ctx: Any, k: Any, x: Any) -> Any:
+        handed(k, x)
+        ctx.save_for_backward(k)
+        return k * x
+
+    def scale_by_backward(ctx: Any, grad: Any) -> Any:
+        (k,) = ctx.saved_tensors
+        return None, grad * k  # the number comes first: its None, then x's gradient
+
     def gate_forward(ctx: Any, x: Any, y: Any) -> Any:
         handed(x, y)
         ctx.save_for_backward(x)
@@ -128,6 +137,7 @@ def _functions(base: type, seen: dict) -> dict[str, type]:
         "Mul": (mul_forward, mul_backward),
         "Square": (square_forward, square_backward),
         "Scale": (scale_forward, scale_backward),
+        "ScaleBy": (scale_by_forward, scale_by_backward),
         "RowSums": (rows_forward, rows_backward),
         "Gate": (gate_forward, gate_backward),
     }
@@ -142,6 +152,7 @@ _APPLIED: dict[str, Callable[[dict, list, dict], Any]] = {
     "mul_self": lambda fn, t, p: fn["Mul"].apply(t[0], t[0]),
     "square_square": lambda fn, t, p: fn["Square"].apply(fn["Square"].apply(t[0])),
     "scale": lambda fn, t, p: fn["Scale"].apply(t[0], p["k"]),
+    "scale_first": lambda fn, t, p: fn["ScaleBy"].apply(p["k"], t[0]),
     "rows": lambda fn, t, p: fn["RowSums"].apply(t[0]),
     "gate": lambda fn, t, p: fn["Gate"].apply(t[0], t[1]),
 }

@@ -15,7 +15,8 @@ from ..registry import Case
 def _run_optimiser(functions: dict, case: Case) -> dict:
     """Step the student's optimiser through the case's gradients as a training loop
     does (``zero_grad``, a ``backward`` that gives each parameter its gradient, ``step``),
-    with the learning rates a scheduler would set; the parameters after every step."""
+    with the learning rates a scheduler would set; the parameters after every step. A case
+    ``in_place`` zeroes the gradients in place (``zero_grad(set_to_none=False)``)."""
     shapes = case["shapes"]
     params = [
         nn.Parameter(np.reshape(np.array(v, dtype=float), s))
@@ -33,7 +34,8 @@ def _run_optimiser(functions: dict, case: Case) -> dict:
             opt.param_groups, case["lrs"][step] if case["lrs"] else (), strict=False
         ):
             group["lr"] = lr
-        opt.zero_grad()
+        # zeroed in place where the case says so (a state that aliases p.grad then shows)
+        opt.zero_grad(set_to_none=False) if case.get("in_place") else opt.zero_grad()
         terms = [
             (Tensor(np.reshape(np.array(g, dtype=float), s)) * p).sum()
             for p, g, s in zip(params, grads, shapes, strict=True)

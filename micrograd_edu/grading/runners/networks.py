@@ -90,19 +90,22 @@ def read_network(answer: Any) -> dict:
     if centre is not None:
         seen["centre"] = np.asarray(centre, dtype=float).reshape(-1).tolist()
         seen["scale"] = np.asarray(scale, dtype=float).reshape(-1).tolist()
+        seen["shapes"] = [list(np.shape(centre)), list(np.shape(scale))]  # do they fit a row?
     return seen
 
 
 @contextmanager
-def counted_training() -> Iterator[dict[str, int]]:
+def counted_training() -> Iterator[dict[str, Any]]:
     """Count, while the student's training runs, the backward passes, and those that ran
     while a parameter of the graph still held a gradient from before (``stale``): a loop
     that never clears its gradients, however it would clear them, makes every backward
-    after the first a stale one. The method, seen (for a hint: the grade is the network's)."""
+    after the first a stale one. The method, seen (for a hint: the grade is the network's).
+    Also keeps, under ``first``, each parameter's numbers as the first backward pass that
+    reached it saw them (by ``id``): how far the gradient steps moved it (:func:`moved`)."""
     from ...scalar.graph import topological_order
     from ...tensor import Tensor
 
-    counts = {"backward": 0, "stale": 0}
+    counts: dict[str, Any] = {"backward": 0, "stale": 0, "first": {}}
     backward = Tensor.backward
 
     def counted_backward(self: Tensor, *args: Any, **kwargs: Any) -> Any:
@@ -110,6 +113,9 @@ def counted_training() -> Iterator[dict[str, int]]:
         leaves = [n for n in topological_order(self) if not n.parents and n.requires_grad]
         if any(n.grad is not None and np.any(np.asarray(n.grad.data)) for n in leaves):
             counts["stale"] += 1
+        for n in leaves:
+            if id(n) not in counts["first"]:  # the tensor kept too, so its id stays its own
+                counts["first"][id(n)] = (n, np.array(n.data, dtype=float, copy=True))
         return backward(self, *args, **kwargs)
 
     Tensor.backward = counted_backward
@@ -119,12 +125,36 @@ def counted_training() -> Iterator[dict[str, int]]:
         Tensor.backward = backward
 
 
+def moved(network: Any, first: dict[int, tuple[Any, np.ndarray]]) -> float:
+    """How far the returned network's parameters are from where the first backward pass
+    that reached each saw them, relative to their size: a network set by hand, then given
+    token steps, has not moved. A parameter no backward pass reached (a copy of the trained
+    network) is measured from the nearest numbers of its shape a backward pass saw (none:
+    it has not moved)."""
+    if isinstance(network, (tuple, list)) and len(network) == 3:
+        network = network[0]
+    if not isinstance(network, nn.Module):
+        return 0.0
+    change = size = 0.0
+    for p in network.parameters():
+        now = np.asarray(p.data, dtype=float)
+        if id(p) in first:
+            then = [first[id(p)][1]]
+        else:
+            then = [seen for _, seen in first.values() if seen.shape == now.shape] or [now]
+        change += min(float(np.sum((now - t) ** 2)) for t in then)
+        size += float(np.sum(now**2))
+    return float(np.sqrt(change / size)) if size > 0 else 0.0
+
+
 def trained(train: Callable[[], Any]) -> dict:
     """Run ``train`` (the student's training, one call) and read the network it returns,
-    with the counts of :func:`counted_training` (what the hints about the loop read)."""
+    with the counts of :func:`counted_training` (what the hints about the loop read) and
+    how far the gradient steps moved it (:func:`moved`)."""
     with counted_training() as counts:
         network = train()
-    return {**read_network(network), **counts}
+    first = counts.pop("first")
+    return {**read_network(network), **counts, "moved": moved(network, first)}
 
 
 # Each training exercise: its function, and its arguments (besides seed) as the case names them.
