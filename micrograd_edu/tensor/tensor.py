@@ -528,7 +528,9 @@ class Tensor(Elementwise, Reductions, Shapes, Indexing, Products, Softmax, InPla
     def __getattr__(self, name: str) -> Any:
         # Reached only for a name the class lacks: a PyTorch method this Tensor does not
         # have is refused in those words (still an AttributeError, so hasattr() works).
-        if name.startswith("__"):
+        # A private name (an unset slot such as _view, which in-place operations probe
+        # with getattr) misses at once, with no message built.
+        if name.startswith("_"):
             raise AttributeError(name)
         raise AttributeError(
             f"'Tensor' object has no attribute {name!r}: micrograd_edu's Tensor has part of "
